@@ -1,0 +1,56 @@
+# Every target builds the virtual environment it needs, so a fresh machine needs only python3.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ROOT   ?= demo/tree
+DB     ?= warehouse.duckdb
+SEED   ?= 7
+
+.PHONY: help venv ingest demo test lint bench report clean
+
+help:
+	@echo "make ingest            generate the demo tree (once) and ingest it into $(DB)"
+	@echo "make ingest ROOT=DIR DB=FILE   ingest any results tree"
+	@echo "make test              run the test suite"
+	@echo "make lint              ruff"
+	@echo "make bench             generate a bench-scale tree (cached) and measure the ingest"
+	@echo "make report            write report.html from $(DB)"
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# The demo tree is generated once; delete demo/ to regenerate it.
+demo/.synth-done: | $(STAMP)
+	$(BIN)/etl synth demo/tree --scale demo --seed $(SEED) --damage
+	touch $@
+
+demo: demo/.synth-done
+
+ifeq ($(ROOT),demo/tree)
+ingest: demo/.synth-done
+else
+ingest: $(STAMP)
+endif
+	$(BIN)/etl ingest $(ROOT) --db $(DB)
+
+test: $(STAMP)
+	$(BIN)/ruff check etl tests
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check etl tests
+
+bench: $(STAMP)
+	$(BIN)/etl bench --data bench-data
+
+report: $(STAMP)
+	$(BIN)/etl report --db $(DB) --out report.html
+
+clean:
+	rm -rf $(VENV) demo build bench-data *.duckdb *.duckdb.cache

@@ -1,0 +1,76 @@
+"""Extract stage: one function per file kind turns a file into table rows.
+
+An extractor has the signature ``extract(file: FileInfo, emit: Emitter) -> None``. It reads
+``file.abs_path`` (streaming: never the whole file in memory for JSONL), calls
+``emit.row(table, row_dict)`` for every row of every table it produces and
+``emit.reject(line_no, severity, error, excerpt)`` for every damaged or repaired line.
+It never raises for bad input: a bad file is a reject with ``line_no=None``.
+Row dicts may omit columns (they become NULL) and must not add columns the table lacks;
+run_id / file_id / benchmark / mode / split / model columns are filled from ``file`` by the
+emitter when the extractor leaves them out.
+
+Extractors register themselves in EXTRACTORS by file kind (see etl/discover.py for kinds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+@dataclass(slots=True)
+class FileInfo:
+    """A file found by discover, with everything its path says about it."""
+
+    file_id: str
+    path: str  # logical path relative to the root, "/"-separated
+    abs_path: Path  # where to open it (may be reached through symlinks)
+    real_path: str  # resolved path
+    kind: str
+    run_id: str | None = None
+    benchmark: str | None = None
+    mode: str | None = None
+    split: str | None = None
+    model: str | None = None
+    is_archived: bool = False
+    archive_name: str | None = None
+    copy_rank: int | None = None
+    size_bytes: int = 0
+    mtime_ns: int = 0
+    options: dict[str, Any] = field(default_factory=dict)  # e.g. {"keep_images": False}
+
+
+class Emitter(Protocol):
+    def row(self, table: str, row: dict[str, Any]) -> None: ...
+
+    def reject(self, line_no: int | None, severity: str, error: str,
+               excerpt: str | None = None) -> None: ...
+
+    # Extractors of line-oriented files report the file's line count and hash here.
+    def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None: ...
+
+
+Extractor = Callable[[FileInfo, Emitter], None]
+
+EXTRACTORS: dict[str, Extractor] = {}
+
+
+def register(*kinds: str) -> Callable[[Extractor], Extractor]:
+    def wrap(fn: Extractor) -> Extractor:
+        for kind in kinds:
+            EXTRACTORS[kind] = fn
+        return fn
+
+    return wrap
+
+
+def load_all() -> dict[str, Extractor]:
+    """Import every extractor module so they register, and return the registry."""
+    import importlib
+    import pkgutil
+
+    for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        importlib.import_module(f"{__name__}.{mod.name}")
+    return EXTRACTORS
