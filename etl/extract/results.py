@@ -1,0 +1,55 @@
+"""Extractor for per-question result files (every copy kind: merged, top-level, region
+shard, steal file, steal copy). Streams the file; each decoded record goes through
+etl.normalize. Which copy of a duplicated result wins is decided later, in load."""
+
+from __future__ import annotations
+
+import orjson
+
+from etl.extract import Emitter, FileInfo, register
+from etl.normalize import normalize_record
+from etl.read import EXCERPT_CHARS, JsonlReader, excerpt_of
+
+CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
+
+
+@register("results_merged", "results_top", "results_shard", "results_steal",
+          "results_steal_copy")
+def extract_results(file: FileInfo, emit: Emitter) -> None:
+    keep_images = bool(file.options.get("keep_images"))
+    reader = JsonlReader(file.abs_path)
+    rec_no = 0
+    try:
+        for line in reader:
+            if line.severity == "error":
+                emit.reject(line.line_no, "error", line.error or "unreadable line", line.excerpt)
+                continue
+            if line.severity == "repaired" and line.obj_idx == 0:
+                # One reject per repaired line, however many objects it held.
+                emit.reject(line.line_no, "repaired", line.error or "repaired", line.excerpt)
+            rec_no += 1
+            record = line.obj
+            if record is None:  # defensive: the reader gives an object unless severity error
+                continue
+            rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
+                                         keep_images=keep_images)
+            if rows is None:
+                emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
+                            _record_excerpt(line.excerpt, record))
+                continue
+            emit.row("results", rows.results)
+            for table in CHILD_TABLES:
+                for row in getattr(rows, table):
+                    emit.row(table, row)
+    except OSError as exc:
+        emit.reject(None, "error", f"cannot read {file.path}: {exc}", None)
+    emit.file_stats(n_lines=reader.n_lines, sha256=reader.sha256)
+
+
+def _record_excerpt(line_excerpt: str | None, record: dict[str, object]) -> str:
+    if line_excerpt:
+        return line_excerpt
+    # Clean lines carry no excerpt; rebuild a short one from the record's first keys only,
+    # so a multi-MB record is not serialized whole.
+    head = {k: record[k] for k in list(record)[:8] if not isinstance(record[k], list | dict)}
+    return excerpt_of(orjson.dumps(head))[:EXCERPT_CHARS]

@@ -1,0 +1,447 @@
+"""Normalize stage: one per-question result record -> rows of results, messages,
+tool_calls, images and question_scores.
+
+Small pure functions; nothing here raises on oddly shaped input. A record whose identity
+cannot be read (no usable qid, unusable run_index) yields a reject message instead of rows;
+everything else loads what it can. Formats: FORMATS.md §2; rules: DESIGN.md.
+
+Decisions documented here (the formats leave them open):
+
+- status: ok/success -> success, incomplete -> incomplete, error -> error (case-insensitive).
+  Any other or missing value is derived from the record: ``completed`` true -> success,
+  else an ``error`` text or an exception stop_reason -> error, else incomplete. The value
+  as written stays in raw_status.
+- tool names: dotted names are kept; ``ehr_`` / ``browser_`` / ``image_`` prefixes become
+  ``ehr.`` / ``browser.`` / ``image.``; bare ``search`` / ``open`` / ``find`` are browser
+  tools; any other bare name is an EHR tool (``finish`` -> ``ehr.finish``), which is how the
+  harness routes them (openresearcher_ehr/deploy_agent_mm.py normalize_tool_call_name_mm).
+- tool errors: the answering tool message starts with one of the texts the harness and its
+  MCP client write on failure (TOOL_ERROR_PREFIXES below).
+- prediction: the ``response`` of the last call whose normalized name ends in ``finish``;
+  NULL when there is none, its arguments do not parse to an object, or it has no (or a
+  null) ``response``. A later malformed finish call hides an earlier good one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from etl import scoring
+
+Converter = Callable[[Any], Any]
+
+BIGINT_MAX = 2**63 - 1
+
+# What the harness writes into a tool message when a call fails (deploy_agent*.py,
+# ehr_pool.py, image_pool.py of UCSC-VLAA/ClinSeekAgent). str.startswith takes the tuple.
+TOOL_ERROR_PREFIXES: tuple[str, ...] = (
+    "Error executing ",
+    "Error calling MCP tool",
+    "Error:",
+    "Tool Error:",
+    "MCP Error",
+    "HTTP Error ",
+    "Invalid MCP response:",
+    "Unknown tool namespace:",
+    "Unknown browser tool:",
+)
+SYNTHETIC_FINISH_PREFIX = "synthetic_finish_"
+
+STATUS_MAP: dict[str, str] = {
+    "ok": "success",
+    "success": "success",
+    "incomplete": "incomplete",
+    "error": "error",
+}
+
+RISK_PREDICTION_TASKS = frozenset({
+    "ED_Critical_Outcomes", "ED_Hospitalization", "ED_ICU_Tranfer_12hour",
+    "ED_Inpatient_Mortality", "ED_Reattendance_3day", "ICU_Mortality_1day",
+    "ICU_Mortality_2day", "ICU_Mortality_3day", "ICU_Mortality_7day", "ICU_Mortality_14day",
+    "ICU_Readmission", "ICU_Stay_7day", "ICU_Stay_14day", "Inpatient_Mortality",
+    "LengthOfStay_3day", "LengthOfStay_7day", "Readmission_30day", "Readmission_60day",
+})
+DECISION_MAKING_TASKS = frozenset({
+    "admissions", "chartevents", "datetimeevents", "diagnoses_ccs", "diagnoses_icd",
+    "diagnosis", "diagnosis_ccs", "emar", "ingredientevents", "inputevents", "labevents",
+    "medrecon", "medrecon_atc", "microbiologyevents", "next_event", "omr", "outputevents",
+    "poe", "prescriptions", "prescriptions_atc", "procedureevents", "procedures_ccs",
+    "procedures_icd", "pyxis", "radiology", "services", "transfers",
+})
+MULTIMODAL_FAMILIES = frozenset({"ehrxqa", "medmod"})
+
+
+# --- scalar converters (never raise) ---------------------------------------------------
+
+def to_text(value: Any) -> str | None:
+    """Text as is; numbers and booleans as their text; objects and arrays as JSON text."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json_text(value)
+
+
+def json_text(value: Any) -> str | None:
+    """Compact JSON text of a decoded value (None stays None)."""
+    if value is None:
+        return None
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return str(value)
+
+
+def to_int(value: Any) -> int | None:
+    """An integer, an integral float, or a string of digits; anything else -> None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if -BIGINT_MAX <= value <= BIGINT_MAX else None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) <= BIGINT_MAX else None
+    if isinstance(value, str):
+        text = value.strip()
+        digits = text[1:] if text[:1] in "+-" else text
+        if digits.isascii() and digits.isdigit():
+            number = int(text)
+            return number if -BIGINT_MAX <= number <= BIGINT_MAX else None
+    return None
+
+
+def to_bool(value: Any) -> bool | None:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value != 0
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in ("true", "1", "yes"):
+            return True
+        if low in ("false", "0", "no"):
+            return False
+    return None
+
+
+def to_timestamp(value: Any) -> dt.datetime | None:
+    """'YYYY-MM-DD HH:MM:SS' (or any ISO form) -> naive datetime; unparsable -> None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        stamp = dt.datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if stamp.tzinfo is not None:  # the column is a plain TIMESTAMP: store UTC wall time
+        stamp = stamp.astimezone(dt.UTC).replace(tzinfo=None)
+    return stamp
+
+
+# Scalar columns of results copied from the record: (column, record key, converter).
+RESULT_COLUMNS: list[tuple[str, str, Converter]] = [
+    ("stop_reason", "stop_reason", to_text),
+    ("completed", "completed", to_bool),
+    ("error", "error", to_text),
+    ("hadm_id", "hadm_id", to_int),
+    ("stay_id", "stay_id", to_int),
+    ("prediction_time", "prediction_time", to_timestamp),
+    ("backend_model_id", "backend_model_id", to_text),
+    ("backend_region", "backend_region", to_text),
+    ("session_id", "session_id", to_text),
+    ("runs_per_question", "runs_per_question", to_int),
+    ("task", "task", to_text),
+    ("task_type", "task_type", to_text),
+    ("task_family", "task_family", to_text),
+    ("scope", "scope", to_text),
+    ("source_benchmark", "source_benchmark", to_text),
+    ("question", "question", to_text),
+]
+
+
+# --- identity -------------------------------------------------------------------------
+
+def qid_of(record: dict[str, Any]) -> str | None:
+    """The qid as text, or None when missing, empty or neither a string nor an int."""
+    qid = record.get("qid")
+    if isinstance(qid, str):
+        return qid if qid.strip() else None
+    if isinstance(qid, int) and not isinstance(qid, bool):
+        return str(qid)
+    return None
+
+
+def run_index_of(record: dict[str, Any]) -> tuple[int | None, str | None]:
+    """(run_index, None), or (None, reason) when the value is unusable. Missing -> 1."""
+    raw = record.get("run_index")
+    if raw is None:
+        return 1, None
+    number = to_int(raw)
+    if number is None or number < 1 or number > 2**31 - 1:
+        return None, f"run_index {json_text(raw)[:50]} is not a positive integer"
+    return number, None
+
+
+# --- small field rules ----------------------------------------------------------------
+
+def normalize_status(raw: Any, completed: bool | None, error: Any, stop_reason: Any) -> str:
+    if isinstance(raw, str):
+        known = STATUS_MAP.get(raw.strip().lower())
+        if known is not None:
+            return known
+    if completed is True:
+        return "success"
+    if error or (isinstance(stop_reason, str) and stop_reason.startswith("exception")):
+        return "error"
+    return "incomplete"
+
+
+def normalize_tool(raw: str) -> str:
+    name = raw.strip()
+    if not name or "." in name:
+        return name
+    for prefix in ("ehr", "browser", "image"):
+        if name.startswith(prefix + "_"):
+            return f"{prefix}.{name[len(prefix) + 1:].strip('_')}"
+    if name in ("search", "open", "find"):
+        return f"browser.{name}"
+    return f"ehr.{name}"
+
+
+def _family(value: str | None) -> str | None:
+    if not value:
+        return None
+    prefix = value.strip().lower().split("_", 1)[0]
+    return prefix if prefix in MULTIMODAL_FAMILIES else None
+
+
+def task_group(task: str | None, task_type: str | None, task_family: str | None,
+               source_benchmark: str | None) -> str | None:
+    """risk_prediction / decision_making for text tasks (task_type first, else the task
+    lists of FORMATS.md §4); the family (ehrxqa, medmod, ...) for multimodal ones."""
+    if task_type:
+        return task_type
+    if task in RISK_PREDICTION_TASKS:
+        return "risk_prediction"
+    if task in DECISION_MAKING_TASKS:
+        return "decision_making"
+    for candidate in (task_family, source_benchmark, task):
+        family = _family(candidate)
+        if family is not None:
+            return family
+    # An unknown family is data: keep what the record says rather than nothing.
+    return (source_benchmark or task_family or None)
+
+
+def parse_arguments(raw: Any) -> tuple[str | None, dict[str, Any] | None]:
+    """(arguments as text, parsed object or None). A JSON string is kept as written; a
+    dict is serialized; malformed text or a non-object gives parsed None."""
+    if isinstance(raw, str):
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return raw, None
+        return raw, parsed if isinstance(parsed, dict) else None
+    if isinstance(raw, dict):
+        return json_text(raw), raw
+    return json_text(raw), None
+
+
+def _data_url_parts(url: str) -> tuple[str | None, str] | None:
+    # "data:image/jpeg;base64,<data>" as OpenAI-style image_url blocks carry it.
+    if not url.startswith("data:"):
+        return None
+    head, sep, data = url.partition(",")
+    if not sep:
+        return None
+    media = head[5:].split(";", 1)[0] or None
+    return media, data
+
+
+def content_parts(content: Any) -> tuple[str | None, list[tuple[int, str | None, str]]]:
+    """(text, images): string content as is; list content -> text blocks joined with
+    newlines, and (block_idx, media_type, base64 data) for every image block."""
+    if content is None or isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        return to_text(content), []
+    texts: list[str] = []
+    images: list[tuple[int, str | None, str]] = []
+    for idx, block in enumerate(content):
+        if isinstance(block, str):
+            texts.append(block)
+            continue
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+        elif kind == "image":
+            source = block.get("source")
+            if isinstance(source, dict) and isinstance(source.get("data"), str):
+                images.append((idx, to_text(source.get("media_type")), source["data"]))
+        elif kind == "image_url":
+            image_url = block.get("image_url")
+            url = image_url.get("url") if isinstance(image_url, dict) else image_url
+            parts = _data_url_parts(url) if isinstance(url, str) else None
+            if parts is not None:
+                images.append((idx, parts[0], parts[1]))
+    return "\n".join(texts), images
+
+
+# --- the record -----------------------------------------------------------------------
+
+@dataclass(slots=True)
+class RecordRows:
+    """Rows one record produces, per table, plus notes on what could not be read."""
+
+    results: dict[str, Any]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)
+    question_scores: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
+                     keep_images: bool = False) -> tuple[RecordRows | None, str | None]:
+    """One decoded record -> (rows, None), or (None, reason) when it must be rejected."""
+    qid = qid_of(record)
+    if qid is None:
+        return None, "record has no qid"
+    run_index, why = run_index_of(record)
+    if run_index is None:
+        return None, f"qid {qid}: {why}"
+
+    key = {"qid": qid, "run_index": run_index, "rec_no": rec_no}
+    result: dict[str, Any] = {"qid": qid, "run_index": run_index,
+                              "line_no": line_no, "rec_no": rec_no}
+    for column, source, convert in RESULT_COLUMNS:
+        result[column] = convert(record.get(source))
+
+    rows = RecordRows(result)
+    raw_status = record.get("status")
+    result["raw_status"] = to_text(raw_status)
+    status = normalize_status(raw_status, result["completed"], record.get("error"),
+                              record.get("stop_reason"))
+    result["status"] = status
+
+    subject = record.get("subject_id")
+    subject_int = to_int(subject)
+    result["subject_id"] = subject_int
+    result["subject_id_text"] = to_text(subject) if subject_int is None else None
+    result["task_group"] = task_group(result["task"], result["task_type"],
+                                      result["task_family"], result["source_benchmark"])
+
+    label = record.get("label")
+    gold = scoring.gold_items(label)
+    result["label"] = json_text(label)
+    result["gold"] = json_text(gold)
+
+    response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows)
+    pred = scoring.prediction_items(response) if has_response else []
+    result["prediction"] = json_text(response) if has_response else None
+    result["prediction_items"] = json_text(pred)
+    result["n_messages"] = len(rows.messages)
+    result["n_tool_calls"] = len(rows.tool_calls)
+    result["n_images"] = len(rows.images)
+
+    score = scoring.set_f1(pred, gold, status)
+    rows.question_scores.append({
+        **key, "scorer": scoring.SCORER, "task": result["task"], "route": scoring.SCORER,
+        "precision": score.precision, "recall": score.recall, "f1": score.f1,
+        "exact_match": score.exact_match, "correct": score.exact_match,
+        "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
+        "line_no": line_no,
+    })
+    return rows, None
+
+
+def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
+                   rows: RecordRows) -> tuple[Any, bool]:
+    """Fill message, image and tool-call rows; return (finish response, found)."""
+    if messages is None:
+        return None, False
+    if not isinstance(messages, list):
+        rows.problems.append(f"messages is {type(messages).__name__}, not a list")
+        return None, False
+
+    answers: dict[str, tuple[int, bool]] = {}  # tool_call_id -> (chars, is_error)
+    finish_args: Any = None
+    finish_found = False
+    for msg_idx, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            rows.problems.append(f"message {msg_idx} is not an object")
+            rows.messages.append({**key, "msg_idx": msg_idx, "content": to_text(msg),
+                                  "n_tool_calls": 0, "n_images": 0})
+            continue
+        text, images = content_parts(msg.get("content"))
+        role = to_text(msg.get("role"))
+        call_id = to_text(msg.get("tool_call_id"))
+        calls = msg.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            rows.problems.append(f"message {msg_idx}: tool_calls is not a list")
+            calls = None
+        n_calls = len(calls) if calls else 0
+        rows.messages.append({
+            **key, "msg_idx": msg_idx, "role": role, "content": text,
+            "reasoning": to_text(msg.get("reasoning_content")), "n_tool_calls": n_calls,
+            "name": to_text(msg.get("name")), "tool_call_id": call_id,
+            "content_chars": len(text) if text is not None else None,
+            "n_images": len(images),
+        })
+        for block_idx, media_type, data in images:
+            rows.images.append({
+                **key, "msg_idx": msg_idx, "block_idx": block_idx, "media_type": media_type,
+                "data_sha256": hashlib.sha256(data.encode("utf-8", "replace")).hexdigest(),
+                "data_chars": len(data), "data": data if keep_images else None,
+            })
+        if role == "tool" and call_id is not None and call_id not in answers:
+            is_error = text is not None and text.startswith(TOOL_ERROR_PREFIXES)
+            answers[call_id] = (len(text) if text is not None else 0, is_error)
+        for call_idx, call in enumerate(calls or ()):
+            found, args = _tool_call_row(call, msg_idx, call_idx, key, rows)
+            if found:
+                finish_found, finish_args = True, args
+
+    for row in rows.tool_calls:  # answers come after their calls: fill them in at the end
+        answer = answers.get(row["call_id"]) if row["call_id"] is not None else None
+        if answer is not None:
+            row["result_chars"], row["is_error"] = answer
+
+    if not finish_found or not isinstance(finish_args, dict):
+        return None, False
+    response = finish_args.get("response")
+    return response, response is not None
+
+
+def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
+                   rows: RecordRows) -> tuple[bool, dict[str, Any] | None]:
+    """Append one tool_calls row; return (is a finish call, its parsed arguments)."""
+    if not isinstance(call, dict):
+        rows.problems.append(f"message {msg_idx}: tool call {call_idx} is not an object")
+        rows.tool_calls.append({**key, "msg_idx": msg_idx, "call_idx": call_idx,
+                                "call_id": None, "arguments": to_text(call),
+                                "arguments_valid": False, "is_synthetic": False})
+        return False, None
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = call  # flat {"name", "arguments"} shape
+    raw_tool = to_text(function.get("name"))
+    tool = normalize_tool(raw_tool) if raw_tool is not None else None
+    args_text, args = parse_arguments(function.get("arguments"))
+    call_id = to_text(call.get("id"))
+    rows.tool_calls.append({
+        **key, "msg_idx": msg_idx, "call_idx": call_idx, "call_id": call_id, "tool": tool,
+        "raw_tool": raw_tool, "arguments": args_text, "arguments_valid": args is not None,
+        "is_synthetic": call_id is not None and call_id.startswith(SYNTHETIC_FINISH_PREFIX),
+    })
+    return tool is not None and tool.endswith("finish"), args
