@@ -1,0 +1,187 @@
+"""The views stage: apply sql/*.sql to a warehouse, check them statically, list them.
+
+sql/ holds plain DuckDB SQL (views and COMMENT ON statements), one file per view or family,
+applied in file-name order so a later file may build on an earlier one. The static check
+parses every file with sqlglot and qualifies every view against the tables of schema/*.sql
+(and the views of earlier files), so a misspelt table or column fails in a test instead of
+in an analyst's BI tool."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import OptimizeError, ParseError
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.schema import MappingSchema
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+SQL_DIR = PROJECT_DIR / "sql"
+SCHEMA_DIR = PROJECT_DIR / "schema"
+DIALECT = "duckdb"
+
+# Column types a BI tool cannot chart: nested values. Views must expose flat scalars only.
+NESTED_TYPE_MARKERS = ("[", "STRUCT", "MAP", "UNION")
+
+
+class ViewError(Exception):
+    """A sql/ or schema/ file could not be applied or does not pass the static check."""
+
+
+@dataclass(frozen=True)
+class ViewColumn:
+    name: str
+    data_type: str
+    comment: str | None
+
+
+@dataclass(frozen=True)
+class ViewInfo:
+    name: str
+    comment: str | None
+    columns: tuple[ViewColumn, ...]
+
+
+def sql_files(directory: Path) -> list[Path]:
+    """The *.sql files of a directory in the order they are applied (by file name)."""
+    return sorted(directory.glob("*.sql"), key=lambda path: path.name)
+
+
+def _execute_files(con: duckdb.DuckDBPyConnection, files: Iterable[Path]) -> None:
+    for path in files:
+        try:
+            con.execute(path.read_text(encoding="utf-8"))
+        except duckdb.Error as error:
+            raise ViewError(f"{path.name}: {error}") from error
+
+
+def apply_schema(con: duckdb.DuckDBPyConnection, schema_dir: Path = SCHEMA_DIR) -> None:
+    """Create the tables of schema/*.sql (used by tests and tools that need an empty warehouse)."""
+    _execute_files(con, sql_files(schema_dir))
+
+
+def apply_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None:
+    """Create (or replace) every view of sql/*.sql, files in name order.
+    Raises ViewError naming the file when one does not apply."""
+    _execute_files(con, sql_files(sql_dir))
+
+
+def _parse_file(path: Path) -> list[exp.Expression]:
+    try:
+        statements = sqlglot.parse(path.read_text(encoding="utf-8"), read=DIALECT)
+    except ParseError as error:
+        raise ViewError(f"{path.name}: sqlglot cannot parse it: {error}") from error
+    return [statement for statement in statements if statement is not None]
+
+
+def schema_from_ddl(schema_dir: Path = SCHEMA_DIR) -> dict[str, dict[str, str]]:
+    """Table -> {column: type} for every CREATE TABLE in schema/*.sql, read with sqlglot."""
+    tables: dict[str, dict[str, str]] = {}
+    for path in sql_files(schema_dir):
+        for statement in _parse_file(path):
+            if not (isinstance(statement, exp.Create) and statement.kind == "TABLE"):
+                continue
+            target = statement.this
+            if not isinstance(target, exp.Schema):  # CREATE TABLE ... AS SELECT: no column list
+                raise ViewError(f"{path.name}: table without a column list is not supported")
+            columns = {
+                column.name: column.args["kind"].sql(DIALECT) if column.args.get("kind") else "UNKNOWN"
+                for column in target.expressions
+                if isinstance(column, exp.ColumnDef)
+            }
+            tables[target.this.name] = columns
+    return tables
+
+
+def _check_tables_known(select: exp.Expression, known: dict[str, dict[str, str]]) -> list[str]:
+    # qualify() accepts a table it has never heard of when every column is written with a
+    # table prefix, so unknown tables are looked for explicitly (CTE names excluded).
+    cte_names = {cte.alias_or_name for cte in select.find_all(exp.CTE)}
+    unknown = sorted(
+        {
+            table.name
+            for table in select.find_all(exp.Table)
+            if table.name and table.name not in cte_names and table.name not in known
+        }
+    )
+    return [f"unknown table or view {name!r}" for name in unknown]
+
+
+def check_views(sql_dir: Path = SQL_DIR, schema_dir: Path = SCHEMA_DIR) -> list[str]:
+    """Parse every sql/*.sql statement with sqlglot (dialect duckdb) and qualify every view
+    against the schema/*.sql tables plus the views created before it. Returns the problems
+    found, each prefixed with its file name; an empty list means every view checks out."""
+    known: dict[str, dict[str, str]] = schema_from_ddl(schema_dir)
+    problems: list[str] = []
+    for path in sql_files(sql_dir):
+        try:
+            statements = _parse_file(path)
+        except ViewError as error:
+            problems.append(str(error))
+            continue
+        for statement in statements:
+            problems.extend(f"{path.name}: {p}" for p in _check_statement(statement, known))
+    return problems
+
+
+def _check_statement(statement: exp.Expression, known: dict[str, dict[str, str]]) -> list[str]:
+    if isinstance(statement, exp.Create) and statement.kind == "VIEW":
+        name = statement.this.name
+        select = statement.expression
+        problems = _check_tables_known(select, known)
+        if problems:
+            return [f"view {name}: {p}" for p in problems]
+        try:
+            qualified = qualify(
+                select.copy(),
+                schema=MappingSchema(known, dialect=DIALECT),
+                dialect=DIALECT,
+                validate_qualify_columns=True,
+            )
+        except OptimizeError as error:
+            return [f"view {name}: {error}"]
+        # Later views may select from this one: register its output columns.
+        known[name] = {column: "UNKNOWN" for column in qualified.named_selects}
+        return []
+    if isinstance(statement, exp.Comment):
+        target = statement.this
+        kind = str(statement.args.get("kind") or "").upper()
+        if kind in ("VIEW", "TABLE") and target.name not in known:
+            return [f"COMMENT ON {kind} {target.name}: no such view or table"]
+        if kind == "COLUMN":
+            table, column = target.table, target.name
+            if table not in known or column not in known[table]:
+                return [f"COMMENT ON COLUMN {table}.{column}: no such column"]
+        return []
+    if isinstance(statement, exp.Drop) and str(statement.args.get("kind")).upper() == "VIEW":
+        return []
+    return [f"unsupported statement (sql/ holds views and comments): {statement.sql(DIALECT)[:80]}"]
+
+
+def list_views(con: duckdb.DuckDBPyConnection) -> list[ViewInfo]:
+    """Every user view of the connection's database with its comment and columns, by name."""
+    views = con.execute(
+        "SELECT view_name, comment FROM duckdb_views() "
+        "WHERE NOT internal AND database_name = current_database() ORDER BY view_name"
+    ).fetchall()
+    infos = []
+    for view_name, comment in views:
+        columns = con.execute(
+            "SELECT column_name, data_type, comment FROM duckdb_columns() "
+            "WHERE table_name = ? AND database_name = current_database() ORDER BY column_index",
+            [view_name],
+        ).fetchall()
+        infos.append(
+            ViewInfo(view_name, comment, tuple(ViewColumn(*column) for column in columns))
+        )
+    return infos
+
+
+def is_scalar_type(data_type: str) -> bool:
+    """True for types every BI tool can chart (no lists, arrays, structs, maps, unions)."""
+    upper = data_type.upper()
+    return not any(marker in upper for marker in NESTED_TYPE_MARKERS)
