@@ -78,6 +78,11 @@ def _parse_file(path: Path) -> list[exp.Expression]:
     return [statement for statement in statements if statement is not None]
 
 
+def _column_type(column: exp.ColumnDef) -> str:
+    kind = column.args.get("kind")
+    return kind.sql(DIALECT) if kind is not None else "UNKNOWN"
+
+
 def schema_from_ddl(schema_dir: Path = SCHEMA_DIR) -> dict[str, dict[str, str]]:
     """Table -> {column: type} for every CREATE TABLE in schema/*.sql, read with sqlglot."""
     tables: dict[str, dict[str, str]] = {}
@@ -88,12 +93,11 @@ def schema_from_ddl(schema_dir: Path = SCHEMA_DIR) -> dict[str, dict[str, str]]:
             target = statement.this
             if not isinstance(target, exp.Schema):  # CREATE TABLE ... AS SELECT: no column list
                 raise ViewError(f"{path.name}: table without a column list is not supported")
-            columns = {
-                column.name: column.args["kind"].sql(DIALECT) if column.args.get("kind") else "UNKNOWN"
+            tables[target.this.name] = {
+                column.name: _column_type(column)
                 for column in target.expressions
                 if isinstance(column, exp.ColumnDef)
             }
-            tables[target.this.name] = columns
     return tables
 
 
