@@ -258,3 +258,33 @@ def parse_archive_name(name: str, overrides: dict[str, dict[str, Any]] | None = 
             values["model_alias"] = str(fix["model"])
     values["parsed_by"] = "override"
     return ArchiveName(**values)
+
+
+def match_split(parsed: ArchiveName) -> str | None:
+    """The split a current run must have to supersede this archive: the split the name
+    states, else (no split and no size) the benchmark's full split; a bare size that is not
+    the full size matches no split."""
+    if parsed.split is not None:
+        return parsed.split
+    if parsed.size is None and parsed.benchmark in FULL_SPLITS:
+        return FULL_SPLITS[parsed.benchmark][0]
+    return None
+
+
+def archive_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of table archive_runs (schema/20_lineage.sql) for the archived runs among the rows
+    of table runs. The name is read again here, so the row says how it was read."""
+    overrides = load_overrides()
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        run_id = run.get("run_id")
+        if not run.get("is_archived") or not isinstance(run_id, str):
+            continue
+        name = run.get("archive_name") or run_id.rsplit("/", 1)[-1]
+        parsed = parse_archive_name(str(name), overrides)
+        row = parsed.as_row()
+        row["archive_name"] = row.pop("name")
+        row["run_id"] = run_id
+        row["match_split"] = match_split(parsed)
+        rows.append(row)
+    return rows

@@ -130,3 +130,22 @@ def test_repo_override_file_is_valid_and_used() -> None:
     for name, fix in overrides.items():
         assert parse_archive_name(name).parsed_by == "override", name
         assert isinstance(fix, dict)
+
+
+def test_archive_rows_keep_every_archived_run_and_skip_current_ones() -> None:
+    from etl.archive import archive_rows
+
+    runs = [
+        {"run_id": "_archive/mm_agentic_opus_scored_novocab", "is_archived": True,
+         "archive_name": "mm_agentic_opus_scored_novocab"},
+        {"run_id": "_archive/???", "is_archived": True, "archive_name": "???"},
+        {"run_id": "ehr_bench/agentic/full1800/glm_4_7", "is_archived": False,
+         "archive_name": None},
+    ]
+    rows = {r["run_id"]: r for r in archive_rows(runs)}
+    assert set(rows) == {"_archive/mm_agentic_opus_scored_novocab", "_archive/???"}
+    novocab = rows["_archive/mm_agentic_opus_scored_novocab"]
+    assert novocab["archive_name"] == "mm_agentic_opus_scored_novocab"
+    assert novocab["split"] is None and novocab["match_split"] == FULL_SPLITS["mm_bench"][0]
+    unread = rows["_archive/???"]
+    assert unread["parsed_by"] == "unparsed" and unread["match_split"] is None
