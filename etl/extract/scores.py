@@ -1,0 +1,201 @@
+"""Extract the authors' per-question score files into question_scores.
+
+Kinds and layouts (from the authors' scorers in UCSC-VLAA/ClinSeekAgent):
+
+- ``scored`` (clinseekagent/scoring/score_multimodal.py) and ``rescored``
+  (openresearcher_ehr/rescore_mm_vocab.py, a copy of scored.jsonl whose set rows are
+  re-scored after vocabulary mapping): one object per (qid, run_index) with route
+  (incomplete | set_f1 | llm_judge), len_gold, gold_names, correct, precision, recall, f1,
+  accuracy, subset_match, set rows also tp / n_pred / n_gold and ``*_raw`` variants, judge
+  rows judge_subtype / judge_match. One question_scores row per object.
+- ``per_question`` (clinseekagent/scoring/score_text.py): one object per qid with
+  ``runs: [{predictions, prediction_source, f1, precision, recall, em, tool_calls, turns}]``
+  and question-level avg_f1 / avg_precision / avg_recall / avg_em. One row per run entry
+  (run_index = the entry's own run_index, else its 1-based position); the question-level
+  averages are repeated on every run row of the question so nothing of the file is lost and
+  a question's average stays one GROUP BY away. A question the scorer found no result for
+  (``runs: []``) still gets one row, with run_index NULL, status 'no_runs' and NULL metrics,
+  because the authors' scores.json counts it in ``total``.
+
+Damaged lines become rejects (see etl/read.py); a record without a qid is rejected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from etl.extract import Emitter, FileInfo, register
+from etl.read import JsonlReader, excerpt_of
+
+TABLE = "question_scores"
+
+
+def number_or_none(value: Any) -> float | None:
+    """A score field as a float: bools become 1/0, numeric strings are parsed, anything
+    else (null, text, lists) is no number."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def int_or_none(value: Any) -> int | None:
+    number = number_or_none(value)
+    if number is None or isinstance(value, bool) or number != int(number):
+        return None
+    return int(number)
+
+
+def text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def qid_of(obj: dict[str, Any]) -> str | None:
+    """The record's qid as text; None when it has none usable (no id is invented)."""
+    qid = obj.get("qid")
+    if isinstance(qid, str) and qid.strip():
+        return qid
+    if isinstance(qid, int) and not isinstance(qid, bool):
+        return str(qid)
+    return None
+
+
+def run_index_of(value: Any) -> tuple[int | None, str | None]:
+    """(run_index, problem): missing -> run 1; an integer (or integer text) -> itself."""
+    if value is None:
+        return 1, None
+    index = int_or_none(value)
+    if index is None:
+        return None, f"run_index is not an integer: {value!r}"[:200]
+    return index, None
+
+
+def scored_row(obj: dict[str, Any], scorer: str, qid: str, run_index: int) -> dict[str, Any]:
+    gold_names = obj.get("gold_names")
+    len_gold = int_or_none(obj.get("len_gold"))
+    if len_gold is None and isinstance(gold_names, list):
+        len_gold = len(gold_names)
+    judge_match = obj.get("judge_match")
+    return {
+        "qid": qid,
+        "run_index": run_index,
+        "scorer": scorer,
+        "task": text_or_none(obj.get("task")),
+        "route": text_or_none(obj.get("route")),
+        "status": text_or_none(obj.get("status")),
+        "note": text_or_none(obj.get("note")),
+        "judge_subtype": text_or_none(obj.get("judge_subtype")),
+        "judge_match": judge_match if isinstance(judge_match, bool) else None,
+        "correct": number_or_none(obj.get("correct")),
+        "precision": number_or_none(obj.get("precision")),
+        "recall": number_or_none(obj.get("recall")),
+        "f1": number_or_none(obj.get("f1")),
+        "accuracy": number_or_none(obj.get("accuracy")),
+        "exact_match": number_or_none(obj.get("subset_match")),
+        "precision_raw": number_or_none(obj.get("precision_raw")),
+        "recall_raw": number_or_none(obj.get("recall_raw")),
+        "f1_raw": number_or_none(obj.get("f1_raw")),
+        "accuracy_raw": number_or_none(obj.get("accuracy_raw")),
+        "exact_match_raw": number_or_none(obj.get("subset_match_raw")),
+        "tp": int_or_none(obj.get("tp")),
+        "n_pred": int_or_none(obj.get("n_pred")),
+        "n_gold": int_or_none(obj.get("n_gold")),
+        "len_gold": len_gold,
+        "vocab_mapped": obj.get("vocab_mapped") if isinstance(obj.get("vocab_mapped"), bool)
+        else None,
+    }
+
+
+def per_question_rows(obj: dict[str, Any], qid: str) -> tuple[list[dict[str, Any]], str | None]:
+    """The run rows of one per_question record, or a problem that rejects the line."""
+    runs = obj.get("runs", [])
+    if runs is None:
+        runs = []
+    if not isinstance(runs, list):
+        return [], "runs is not a list"
+    question = {
+        "qid": qid,
+        "scorer": "per_question",
+        "task": text_or_none(obj.get("task")),
+        "task_type": text_or_none(obj.get("task_type")),
+        "n_runs": len(runs),
+        "avg_f1": number_or_none(obj.get("avg_f1")),
+        "avg_precision": number_or_none(obj.get("avg_precision")),
+        "avg_recall": number_or_none(obj.get("avg_recall")),
+        "avg_em": number_or_none(obj.get("avg_em")),
+    }
+    if not runs:
+        return [{**question, "run_index": None, "status": "no_runs"}], None
+    rows = []
+    for position, run in enumerate(runs, start=1):
+        if not isinstance(run, dict):
+            return [], f"runs[{position - 1}] is not an object"
+        run_index, problem = run_index_of(run.get("run_index", position))
+        if problem:
+            return [], f"runs[{position - 1}]: {problem}"
+        predictions = run.get("predictions")
+        rows.append({
+            **question,
+            "run_index": run_index,
+            "note": text_or_none(run.get("prediction_source")),
+            "precision": number_or_none(run.get("precision")),
+            "recall": number_or_none(run.get("recall")),
+            "f1": number_or_none(run.get("f1")),
+            "exact_match": number_or_none(run.get("em")),
+            "n_pred": len(predictions) if isinstance(predictions, list) else None,
+            "tool_calls": int_or_none(run.get("tool_calls")),
+            "turns": int_or_none(run.get("turns")),
+        })
+    return rows, None
+
+
+@register("scored", "rescored", "per_question")
+def extract_scores(file: FileInfo, emit: Emitter) -> None:
+    reader = JsonlReader(file.abs_path)
+    rec_no = 0
+    repaired_lines: set[int] = set()
+    try:
+        for line in reader:
+            if line.severity == "error" or line.obj is None:
+                emit.reject(line.line_no, "error", line.error or "not a JSON object",
+                            line.excerpt)
+                continue
+            if line.severity == "repaired" and line.line_no not in repaired_lines:
+                # Two objects on one line yield two Lines: the line is one reject.
+                repaired_lines.add(line.line_no)
+                emit.reject(line.line_no, "repaired", line.error or "repaired", line.excerpt)
+            obj = line.obj
+            rec_no += 1  # every decoded object is a record, loaded or rejected
+            qid = qid_of(obj)
+            if qid is None:
+                emit.reject(line.line_no, "error", "record has no qid",
+                            excerpt_of(_dump(obj)))
+                continue
+            if file.kind == "per_question":
+                rows, problem = per_question_rows(obj, qid)
+            else:
+                run_index, problem = run_index_of(obj.get("run_index"))
+                rows = [] if problem else [scored_row(obj, file.kind, qid, run_index or 1)]
+            if problem:
+                emit.reject(line.line_no, "error", problem, excerpt_of(_dump(obj)))
+                continue
+            for row in rows:
+                row["line_no"] = line.line_no
+                row["rec_no"] = rec_no
+                emit.row(TABLE, row)
+    except OSError as exc:
+        emit.reject(None, "error", f"cannot read file: {exc.strerror or exc}")
+        return
+    emit.file_stats(n_lines=reader.n_lines, sha256=reader.sha256)
+
+
+def _dump(obj: dict[str, Any]) -> bytes:
+    return orjson.dumps(obj, default=str)
