@@ -1,0 +1,147 @@
+"""Extract every number of the authors' summary JSON files into summary_metrics (long rows).
+
+Layouts (UCSC-VLAA/ClinSeekAgent):
+- ``summary`` (score_multimodal.py ``aggregate``): top-level numbers (total, incomplete,
+  len1_*, len2plus_*, unified_*, vocab_threshold) and task maps per_task_len1 /
+  per_task_len2plus / per_task_unified {task: {count, accuracy, ..., by_subtype: {..}}}.
+- ``summary_vocab`` (rescore_mm_vocab.py): the same family with per_task_len2plus_vocab.
+- ``scores_json`` (score_text.py): {overall: {...}, per_task: {task: {...}},
+  per_task_type: {type: {...}}}. The text scorer writes that very payload as summary.json
+  when run with --output-dir, so a ``summary`` file with that shape (an ``overall`` object
+  and a ``per_task`` map, no len1/len2plus keys) is labelled scoring 'scores' too.
+- ``multi_summary``: run-level summary of a multi-model raw run (row counts, not scores),
+  walked the same generic way.
+
+How a number's path becomes (scope, task, metric):
+- a top-level number -> scope 'overall', task NULL, metric = its key;
+- under the top-level ``overall`` object -> scope 'overall', metric = the rest of the path;
+- under a top-level ``per_*`` object (a task map) -> scope = that key, task = the next key,
+  metric = the rest of the path joined with '.' (by_subtype.yesno, prediction_sources.x);
+  a number directly at the task level gets metric 'value';
+- under any other top-level key -> scope = that key, task NULL, metric = the rest.
+json_path always holds the full path ($.per_task_len1.ehrxqa_image.accuracy).
+Values: numbers as written, bools as 1/0, numeric strings parsed; other strings, nulls and
+non-finite numbers are not numbers and are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from etl.extract import Emitter, FileInfo, register
+from etl.read import file_sha256, read_json_file
+
+TABLE = "summary_metrics"
+
+SCORING_OF_KIND = {
+    "summary": "summary",
+    "summary_vocab": "summary_vocab",
+    "scores_json": "scores",
+    "multi_summary": "multi_summary",
+}
+
+PathPart = str | int
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+
+
+def as_number(value: Any) -> float | None:
+    """A JSON value as a number, or None when it is not one."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def walk_numbers(value: Any, path: tuple[PathPart, ...] = ()) -> Iterator[
+        tuple[tuple[PathPart, ...], float]]:
+    """Every (path, number) under value, depth first, in document order."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from walk_numbers(child, (*path, str(key)))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from walk_numbers(child, (*path, index))
+    else:
+        number = as_number(value)
+        if number is not None:
+            yield path, number
+
+
+def format_path(parts: tuple[PathPart, ...], root: str = "$") -> str:
+    """JSONPath text: $.a.b[0]; keys that are not plain names are quoted: $["a b"]."""
+    out = [root]
+    for part in parts:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif _PLAIN_KEY.match(part):
+            out.append(f".{part}")
+        else:
+            out.append('["' + part.replace("\\", "\\\\").replace('"', '\\"') + '"]')
+    return "".join(out)
+
+
+def _rest(parts: tuple[PathPart, ...]) -> str:
+    """The path below a section as a metric name: by_subtype.yesno, models[0].rows."""
+    text = format_path(parts, root="")
+    return text[1:] if text.startswith(".") else text
+
+
+def classify(parts: tuple[PathPart, ...]) -> tuple[str, str | None, str]:
+    """(scope, task, metric) of a number at this path (rules in the module docstring)."""
+    if len(parts) <= 1:
+        return "overall", None, _rest(parts) or "value"
+    top = str(parts[0])
+    if top == "overall":
+        return "overall", None, _rest(parts[1:])
+    if top.startswith("per_") and isinstance(parts[1], str):
+        return top, parts[1], _rest(parts[2:]) or "value"
+    return top, None, _rest(parts[1:])
+
+
+def scoring_of(kind: str, document: Any) -> str:
+    scoring = SCORING_OF_KIND.get(kind, kind)
+    if (scoring == "summary" and isinstance(document, dict)
+            and isinstance(document.get("overall"), dict)
+            and isinstance(document.get("per_task"), dict)
+            and "len1_count" not in document and "unified_count" not in document):
+        return "scores"
+    return scoring
+
+
+@register("summary", "summary_vocab", "scores_json", "multi_summary")
+def extract_summary(file: FileInfo, emit: Emitter) -> None:
+    try:
+        document, severity, message = read_json_file(file.abs_path)
+        sha256 = file_sha256(file.abs_path)
+    except OSError as exc:
+        emit.reject(None, "error", f"cannot read file: {exc.strerror or exc}")
+        return
+    if severity == "error":
+        emit.reject(None, "error", f"not a readable JSON document: {message}")
+        emit.file_stats(sha256=sha256)
+        return
+    if severity == "repaired":
+        emit.reject(None, "repaired", message or "repaired")
+    scoring = scoring_of(file.kind, document)
+    for parts, number in walk_numbers(document):
+        scope, task, metric = classify(parts)
+        emit.row(TABLE, {
+            "scoring": scoring,
+            "scope": scope,
+            "task": task,
+            "metric": metric,
+            "value": number,
+            "json_path": format_path(parts),
+        })
+    emit.file_stats(sha256=sha256)
