@@ -84,10 +84,18 @@ def _column_type(column: exp.ColumnDef) -> str:
 
 
 def schema_from_ddl(schema_dir: Path = SCHEMA_DIR) -> dict[str, dict[str, str]]:
-    """Table -> {column: type} for every CREATE TABLE in schema/*.sql, read with sqlglot."""
+    """Table -> {column: type} for every CREATE TABLE (and ALTER TABLE ADD COLUMN) in
+    schema/*.sql, read with sqlglot."""
     tables: dict[str, dict[str, str]] = {}
     for path in sql_files(schema_dir):
         for statement in _parse_file(path):
+            if isinstance(statement, exp.Alter):
+                # Later schema files add columns to earlier tables (ALTER TABLE ... ADD COLUMN).
+                columns = tables.setdefault(statement.this.name, {})
+                for action in statement.args.get("actions") or []:
+                    if isinstance(action, exp.ColumnDef):
+                        columns[action.name] = _column_type(action)
+                continue
             if not (isinstance(statement, exp.Create) and statement.kind == "TABLE"):
                 continue
             target = statement.this

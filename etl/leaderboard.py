@@ -1,0 +1,187 @@
+"""`etl leaderboard`: print the leaderboard views of a warehouse.
+
+The numbers come from the views in sql/10_leaderboard.sql; this module only selects, filters
+and renders them. The database is opened read-only, so it works next to a BI tool that holds
+the file open, and it can never change the warehouse."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import duckdb
+
+from etl.output import FORMATS, format_rows
+
+DEFAULT_DB = "warehouse.duckdb"
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One --by choice: the view it reads, the columns it prints and its order."""
+
+    view: str
+    columns: tuple[str, ...]
+    order_by: str
+
+
+LISTINGS: dict[str, Listing] = {
+    "model": Listing(
+        "leaderboard",
+        (
+            "benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low", "ci_high",
+            "score_source", "split", "run_id",
+        ),
+        "benchmark, mode, rank, model, run_id",
+    ),
+    "task": Listing(
+        "leaderboard_by_task",
+        (
+            "benchmark", "mode", "model", "task_group", "task", "n_questions", "score",
+            "score_source", "split", "run_id",
+        ),
+        "benchmark, mode, model, task_group, task, run_id",
+    ),
+    "group": Listing(
+        "leaderboard_by_group",
+        (
+            "benchmark", "mode", "model", "task_group", "n_questions", "score", "score_source",
+            "split", "run_id",
+        ),
+        "benchmark, mode, model, task_group, run_id",
+    ),
+}
+
+# Columns the human-readable formats (table, md) leave out: they identify the run, which the
+# other columns already do for a current leaderboard; csv/json keep them for tracing.
+TRACE_COLUMNS = ("split", "run_id")
+
+
+def fetch_leaderboard(
+    con: duckdb.DuckDBPyConnection,
+    by: str = "model",
+    benchmark: str | None = None,
+    mode: str | None = None,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Rows of the leaderboard view chosen by `by` (model | task | group), filtered by
+    benchmark and mode when given. Returns (column names, rows)."""
+    listing = LISTINGS[by]
+    conditions = []
+    params: list[Any] = []
+    if benchmark is not None:
+        conditions.append("benchmark = ?")
+        params.append(benchmark)
+    if mode is not None:
+        conditions.append("mode = ?")
+        params.append(mode)
+    # View, columns and order come from the fixed LISTINGS table; user values are bound.
+    sql = f"SELECT {', '.join(listing.columns)} FROM {listing.view}"
+    if conditions:
+        sql += " WHERE " + " AND ".join(conditions)
+    sql += f" ORDER BY {listing.order_by}"
+    rows = con.execute(sql, params).fetchall()
+    return list(listing.columns), rows
+
+
+def _fraction(value: float | None) -> str | None:
+    return None if value is None else f"{value:.3f}"
+
+
+def readable_rows(
+    columns: list[str], rows: list[tuple[Any, ...]]
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Columns and rows for reading: scores as fractions with 3 decimals, the interval as one
+    `[low, high]` column, run-tracing columns left out."""
+    out_columns: list[str] = []
+    for name in columns:
+        if name in TRACE_COLUMNS or name == "ci_high":
+            continue
+        out_columns.append("95% CI" if name == "ci_low" else name)
+    out_rows = []
+    for row in rows:
+        record = dict(zip(columns, row, strict=True))
+        cells: list[Any] = []
+        for name in columns:
+            if name in TRACE_COLUMNS or name == "ci_high":
+                continue
+            value = record[name]
+            if name == "score":
+                cells.append(_fraction(value))
+            elif name == "ci_low":
+                low, high = value, record["ci_high"]
+                interval = None if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+                cells.append(interval)
+            else:
+                cells.append(value)
+        out_rows.append(tuple(cells))
+    return out_columns, out_rows
+
+
+def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse read-only, or raise a ClickException saying why it cannot be."""
+    if not db.is_file():
+        raise click.ClickException(
+            f"database {db} not found; build it with `etl ingest RESULTS_ROOT --db {db}`"
+        )
+    try:
+        return duckdb.connect(str(db), read_only=True)
+    except duckdb.Error as error:
+        raise click.ClickException(f"cannot open {db} read-only: {error}") from error
+
+
+@click.command("leaderboard")
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="Warehouse DuckDB file (opened read-only).",
+)
+@click.option("--benchmark", default=None, help="Only this benchmark (e.g. ehr_bench).")
+@click.option("--mode", default=None, help="Only this mode (agentic or oneshot).")
+@click.option(
+    "--by",
+    "by",
+    type=click.Choice(["task", "group"]),
+    default=None,
+    help="Break scores down per task or per task group instead of one row per model.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(list(FORMATS)),
+    default="table",
+    show_default=True,
+    help="table and md round scores to 3 decimals; csv and json keep full precision.",
+)
+def leaderboard_command(
+    db: Path, benchmark: str | None, mode: str | None, by: str | None, fmt: str
+) -> None:
+    """Print the leaderboard: current (not archived) runs of full splits, one row per
+    benchmark, mode and model, ranked by score.
+
+    Score: per question the mean over its runs, then the mean over the questions present in
+    the run (micro), a fraction in [0, 1]. Text benchmarks use set F1; mm_bench uses the
+    authors' unified per-question scores where the run has them (see score_source). Errors
+    and incomplete results score 0. 95% CI: normal approximation on per-question scores,
+    clipped to [0, 1]."""
+    con = open_read_only(db)
+    try:
+        columns, rows = fetch_leaderboard(con, by or "model", benchmark, mode)
+    except duckdb.CatalogException as error:
+        raise click.ClickException(
+            f"{db} has no leaderboard views (built by an older ingest?); "
+            f"re-run `etl ingest`: {error}"
+        ) from error
+    except duckdb.Error as error:
+        raise click.ClickException(f"cannot read the leaderboard from {db}: {error}") from error
+    finally:
+        con.close()
+    if fmt in ("table", "md"):
+        columns, rows = readable_rows(columns, rows)
+    if not rows and fmt == "table":
+        click.echo("No leaderboard rows match (current runs of full splits only).", err=True)
+    click.echo(format_rows(columns, rows, fmt), nl=False)
