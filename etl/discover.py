@@ -1,0 +1,298 @@
+"""Discover stage: walk a results tree and classify every path.
+
+Symlinks are followed (also to directories outside the root, as the real tree does), each
+real file is visited once, and both its logical path (relative to the root, through the
+links) and its real path are recorded. Loops and dangling links become problems (later
+`rejects` rows), never crashes. Unknown benchmarks, models and splits are data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from etl.extract import FileInfo
+from etl.models import canonical_model
+
+RAW_DIR = "_multi_eval_raw"
+ARCHIVE_DIR = "_archive"
+
+# Preference among copies of one result (files.copy_rank): lower wins.
+COPY_RANK = {
+    "results_merged": 1,
+    "results_top": 2,
+    "results_shard": 3,
+    "results_steal": 4,
+    "results_steal_copy": 5,
+}
+RESULT_KINDS = frozenset(COPY_RANK)
+
+_STEAL_FILE = re.compile(r"^results_steal_\d+\.jsonl$")
+_STEAL_DIR = re.compile(r"^steal_\d+$")
+_MCP_LOG = re.compile(r"^mcp_.*\.log$")
+_SPLIT_SIZE = re.compile(r"(\d+)$")
+
+KNOWN_SPLIT_SIZES = {"full1800": 1800, "subset600": 600, "full2703": 2703}
+
+
+@dataclass(slots=True)
+class PathProblem:
+    """A path that could not be visited (dangling link, loop, unreadable directory)."""
+
+    path: str
+    error: str
+
+
+@dataclass(slots=True)
+class RunInfo:
+    run_id: str
+    benchmark: str | None
+    mode: str | None
+    split: str | None
+    model: str | None
+    model_dir: str | None
+    is_archived: bool
+    archive_name: str | None
+    path: str
+    real_path: str
+    expected_questions: int | None
+    n_files: int = 0
+
+
+@dataclass(slots=True)
+class Discovery:
+    root: Path
+    files: list[FileInfo] = field(default_factory=list)
+    runs: dict[str, RunInfo] = field(default_factory=dict)
+    problems: list[PathProblem] = field(default_factory=list)
+
+
+def file_id_for(logical_path: str) -> str:
+    """Deterministic file id: the first 16 hex digits of sha256 of the logical path."""
+    return hashlib.sha256(logical_path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def expected_questions_for(split: str | None) -> int | None:
+    if split is None:
+        return None
+    if split in KNOWN_SPLIT_SIZES:
+        return KNOWN_SPLIT_SIZES[split]
+    match = _SPLIT_SIZE.search(split)
+    return int(match.group(1)) if match else None
+
+
+def classify_kind(rel: list[str]) -> str:
+    """Kind of a file from its path relative to its run directory (or to the root)."""
+    name = rel[-1]
+    parent = rel[-2] if len(rel) > 1 else None
+    if name == "merged_unique.jsonl":
+        return "results_merged"
+    if name == "results.jsonl":
+        if parent is None:
+            return "results_top"
+        if _STEAL_DIR.match(parent):
+            return "results_steal_copy"
+        return "results_shard"
+    if _STEAL_FILE.match(name):
+        return "results_steal"
+    simple = {
+        "input.jsonl": "input",
+        "scored.jsonl": "scored",
+        "rescored.jsonl": "rescored",
+        "per_question.jsonl": "per_question",
+        "summary.json": "summary",
+        "summary_vocab.json": "summary_vocab",
+        "scores.json": "scores_json",
+        "manifest.json": "manifest",
+        "status.json": "status",
+        "region_map.json": "region_map",
+        "cmd.txt": "cmd",
+        "pid.txt": "pid",
+        "run.log": "run_log",
+    }
+    if name in simple:
+        return simple[name]
+    if _MCP_LOG.match(name):
+        return "mcp_log"
+    if name.endswith(".md"):
+        return "markdown"
+    if name.endswith(".txt") or name.endswith(".log"):
+        return "text"
+    return "other"
+
+
+def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]]:
+    """All regular files under root as (logical path, path to open, real path)."""
+    found: list[tuple[str, Path, str]] = []
+
+    def visit(directory: Path, logical: str, ancestors: frozenset[tuple[int, int]]) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(PathProblem(logical or ".", f"cannot list directory: {exc.strerror}"))
+            return
+        for entry in entries:
+            child_logical = f"{logical}/{entry.name}" if logical else entry.name
+            child = directory / entry.name
+            try:
+                st = child.stat()  # follows symlinks
+            except FileNotFoundError:
+                target = os.readlink(child) if entry.is_symlink() else "?"
+                problems.append(PathProblem(child_logical, f"dangling symlink -> {target}"))
+                continue
+            except OSError as exc:
+                problems.append(PathProblem(child_logical, f"cannot stat: {exc.strerror}"))
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                key = (st.st_dev, st.st_ino)
+                if key in ancestors:
+                    problems.append(PathProblem(
+                        child_logical, f"symlink loop -> {os.readlink(child)}"
+                        if entry.is_symlink() else "directory loop"))
+                    continue
+                visit(child, child_logical, ancestors | {key})
+            elif stat.S_ISREG(st.st_mode):
+                found.append((child_logical, child, os.path.realpath(child)))
+
+    root_st = root.stat()
+    visit(root, "", frozenset({(root_st.st_dev, root_st.st_ino)}))
+    return found
+
+
+def _logical_preference(logical: str) -> tuple[int, int, str]:
+    # The same real file is reachable through the model symlink and through the raw
+    # _multi_eval_raw directory; the link path is the run's logical identity.
+    return (1 if f"/{RAW_DIR}/" in f"/{logical}" else 0, len(logical), logical)
+
+
+def discover(root: str | Path, options: dict | None = None) -> Discovery:
+    """Walk the tree under root and classify every file into kind and run."""
+    root = Path(root)
+    result = Discovery(root=root)
+    by_real: dict[str, list[tuple[str, Path, str]]] = {}
+    for item in _walk(root, result.problems):
+        by_real.setdefault(item[2], []).append(item)
+    chosen = sorted((min(items, key=lambda it: _logical_preference(it[0]))
+                     for items in by_real.values()), key=lambda it: it[0])
+
+    pending_scored: list[tuple[FileInfo, tuple[str, str, str]]] = []
+    for logical, abs_path, real in chosen:
+        parts = logical.split("/")
+        info = FileInfo(file_id=file_id_for(logical), path=logical, abs_path=abs_path,
+                        real_path=real, kind="other", options=dict(options or {}))
+        st = abs_path.stat()
+        info.size_bytes, info.mtime_ns = st.st_size, st.st_mtime_ns
+        run_rel = _classify(info, parts, result)
+        if run_rel is not None:
+            info.kind = classify_kind(run_rel)
+        else:
+            info.kind = classify_kind(parts[-1:])
+        if info.kind == "summary" and _is_multi_run_summary(parts):
+            info.kind = "multi_summary"
+        info.copy_rank = COPY_RANK.get(info.kind)
+        if info.run_id is None and len(parts) >= 5 and parts[2] == "scored":
+            pending_scored.append((info, (parts[0], parts[1], parts[3])))
+        result.files.append(info)
+
+    _attach_scored(pending_scored, result)
+    for info in result.files:
+        if info.run_id in result.runs:
+            result.runs[info.run_id].n_files += 1
+    return result
+
+
+def _is_multi_run_summary(parts: list[str]) -> bool:
+    # <...>/_multi_eval_raw/full5_<stamp>/summary.json: row counts per shard, not scores.
+    return len(parts) >= 3 and parts[-3] == RAW_DIR
+
+
+def _classify(info: FileInfo, parts: list[str], disc: Discovery) -> list[str] | None:
+    """Fill the run fields of info from its logical path; return the path relative to the
+    run directory (None when the file belongs to no run)."""
+    if parts[0] == ARCHIVE_DIR:
+        if len(parts) < 3:
+            return None
+        name = parts[1]
+        run_id = f"{ARCHIVE_DIR}/{name}"
+        if run_id not in disc.runs:
+            disc.runs[run_id] = _archive_run(run_id, name, disc.root)
+        _copy_run_fields(info, disc.runs[run_id])
+        return parts[2:]
+    if len(parts) < 5:
+        return None
+    benchmark, mode, split, model_dir = parts[0], parts[1], parts[2], parts[3]
+    if split == "scored":
+        return parts[4:]  # attached to the full-split run afterwards
+    if model_dir == RAW_DIR:
+        # A raw multi-model run reached directly, not through a model symlink.
+        if len(parts) < 7:
+            return None
+        if parts[5] == "scored_vocab":
+            return None
+        model_dir = parts[5]
+        run_path = "/".join(parts[:6])
+        rel = parts[6:]
+    else:
+        run_path = "/".join(parts[:4])
+        rel = parts[4:]
+    if run_path not in disc.runs:
+        disc.runs[run_path] = RunInfo(
+            run_id=run_path, benchmark=benchmark, mode=mode, split=split,
+            model=canonical_model(model_dir), model_dir=model_dir, is_archived=False,
+            archive_name=None, path=run_path,
+            real_path=os.path.realpath(disc.root / run_path),
+            expected_questions=expected_questions_for(split))
+    _copy_run_fields(info, disc.runs[run_path])
+    return rel
+
+
+def _archive_run(run_id: str, name: str, root: Path) -> RunInfo:
+    fields: dict[str, object] = {}
+    try:
+        from etl.archive import parse_archive_name  # issue 5: archive name rules
+    except ImportError:
+        parse_archive_name = None
+    if parse_archive_name is not None:
+        parsed = parse_archive_name(name)
+        fields = {k: getattr(parsed, k, None) for k in ("benchmark", "mode", "split", "model")}
+        size = getattr(parsed, "size", None)
+        fields["expected"] = size if isinstance(size, int) else expected_questions_for(
+            fields.get("split"))  # type: ignore[arg-type]
+    return RunInfo(
+        run_id=run_id, benchmark=fields.get("benchmark"), mode=fields.get("mode"),
+        split=fields.get("split"), model=fields.get("model"), model_dir=None,
+        is_archived=True, archive_name=name, path=run_id,
+        real_path=os.path.realpath(root / run_id),
+        expected_questions=fields.get("expected"))  # type: ignore[arg-type]
+
+
+def _copy_run_fields(info: FileInfo, run: RunInfo) -> None:
+    info.run_id = run.run_id
+    info.benchmark, info.mode, info.split, info.model = (
+        run.benchmark, run.mode, run.split, run.model)
+    info.is_archived, info.archive_name = run.is_archived, run.archive_name
+
+
+def _attach_scored(pending: list[tuple[FileInfo, tuple[str, str, str]]],
+                   disc: Discovery) -> None:
+    """scored/<model> directories hold scores for the full-split run of the same benchmark,
+    mode and model; with no such run, the scored directory is a run of its own."""
+    full_runs: dict[tuple[str | None, str | None, str | None], RunInfo] = {}
+    for run in sorted(disc.runs.values(), key=lambda r: r.run_id):
+        if not run.is_archived and run.split and run.split.startswith("full"):
+            full_runs.setdefault((run.benchmark, run.mode, run.model), run)
+    for info, (benchmark, mode, model_dir) in pending:
+        model = canonical_model(model_dir)
+        run = full_runs.get((benchmark, mode, model))
+        if run is None:
+            run_path = f"{benchmark}/{mode}/scored/{model_dir}"
+            run = disc.runs.setdefault(run_path, RunInfo(
+                run_id=run_path, benchmark=benchmark, mode=mode, split="scored",
+                model=model, model_dir=model_dir, is_archived=False, archive_name=None,
+                path=run_path, real_path=os.path.realpath(disc.root / run_path),
+                expected_questions=None))
+        _copy_run_fields(info, run)

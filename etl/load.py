@@ -1,0 +1,151 @@
+"""Load stage: build a NEW DuckDB file from the staged Parquet of every file.
+
+The database is written with storage compatibility for DuckDB 1.5 clients (Metabase,
+DBeaver and duckdb-engine bundle 1.x). Deduplication of result copies happens here, in SQL
+(sql/load/), so the rule is in one place and runs inside DuckDB's parallel engine."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from etl.discover import RESULT_KINDS, Discovery
+from etl.extract import FileInfo
+from etl.models import DISPLAY_NAMES, alias_table
+from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
+from etl.stage import StageResult
+
+STORAGE_VERSION = "v1.5.0"
+RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores")
+
+
+def connect_new(path: Path, memory_limit: str = "1GB", threads: int = 2
+                ) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(path), config={
+        "storage_compatibility_version": STORAGE_VERSION,
+        "memory_limit": memory_limit,
+        "threads": threads,
+        "preserve_insertion_order": True,
+    })
+
+
+def _extras_for(table: str) -> str:
+    own = set(arrow_schemas()[table].names)
+    return ", ".join(name for name in STAGING_EXTRAS if name not in own) or "rec_no"
+
+
+def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
+                 ) -> None:
+    if not rows:
+        return
+    schema = arrow_schemas()[table]
+    data = {name: [row.get(name) for row in rows] for name in schema.names}
+    batch = pa.Table.from_pydict(data, schema=schema)  # noqa: F841 - read by DuckDB below
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM batch")
+
+
+def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
+                   staged: dict[str, StageResult], cache_root: Path, ingest: dict[str, Any],
+                   history: list[dict[str, Any]], post_load: Iterable[Callable] = ()) -> None:
+    """Create the schema and fill every table from discover + staged Parquet."""
+    create_schema(con)
+    files_by_id = {f.file_id: f for f in disc.files}
+
+    con.execute("CREATE TEMP TABLE stage_files (file_id VARCHAR, path VARCHAR, "
+                "kind VARCHAR, copy_rank INTEGER)")
+    con.executemany("INSERT INTO stage_files VALUES (?, ?, ?, ?)",
+                    [(f.file_id, f.path, f.kind, f.copy_rank or 99) for f in disc.files])
+
+    _insert_rows(con, "files", [_file_row(f, staged.get(f.file_id), ingest["ingest_id"])
+                                for f in disc.files])
+    _insert_rows(con, "runs", [_run_row(r) for r in disc.runs.values()])
+    _insert_rows(con, "models", [{"model": k, "display_name": v}
+                                 for k, v in DISPLAY_NAMES.items()])
+    aliases = alias_table()
+    for run in disc.runs.values():
+        if run.model_dir and run.model:
+            aliases.setdefault(run.model_dir.lower(), run.model)
+    _insert_rows(con, "model_aliases", [{"alias": a, "model": m}
+                                        for a, m in sorted(aliases.items())])
+
+    def parquet(table: str, kinds: frozenset[str] | None = None,
+                exclude: frozenset[str] = frozenset()) -> list[str]:
+        out = []
+        for file_id, result in sorted(staged.items()):
+            kind = files_by_id[file_id].kind
+            if (kinds is not None and kind not in kinds) or kind in exclude:
+                continue
+            if result.tables.get(table) and result.cache_dir:
+                out.append(str(cache_root / result.cache_dir / f"{table}.parquet"))
+        return out
+
+    result_files = parquet("results", RESULT_KINDS)
+    con.execute(load_sql("result_copies.sql") if result_files else
+                "CREATE TEMP TABLE result_copies (file_id VARCHAR, rec_no BIGINT, "
+                "pick BIGINT, n_copies BIGINT)", {"files": result_files} if result_files
+                else None)
+    if result_files:
+        con.execute(load_sql("results.sql"), {"files": result_files})
+    for table in RESULT_CHILDREN:
+        files = parquet(table, RESULT_KINDS)
+        if files:
+            con.execute(load_sql("children.sql").format(table=table,
+                                                        extras=_extras_for(table)),
+                        {"files": files})
+    score_files = parquet("question_scores", exclude=RESULT_KINDS)
+    if score_files:
+        con.execute(load_sql("scores.sql").format(extras=_extras_for("question_scores")),
+                    {"files": score_files})
+    handled = {"results", *RESULT_CHILDREN, "files", "runs", "models", "model_aliases",
+               "ingests"}
+    for table in arrow_schemas():
+        if table in handled:
+            continue
+        files = parquet(table)
+        if files:
+            con.execute(load_sql("plain.sql").format(table=table, extras=_extras_for(table)),
+                        {"files": files})
+    con.execute(load_sql("finish.sql"))
+    for problem in disc.problems:
+        con.execute("INSERT INTO rejects (file_id, path, line_no, severity, error, excerpt, "
+                    "ingest_id) VALUES (NULL, ?, NULL, 'error', ?, NULL, ?)",
+                    [problem.path, problem.error, ingest["ingest_id"]])
+    for hook in post_load:
+        hook(con)
+    counts = con.execute("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM "
+                         "rejects)").fetchone()
+    ingest["n_results"], ingest["n_rejects"] = counts
+    _insert_rows(con, "ingests", [*history, ingest])
+
+
+def _file_row(info: FileInfo, result: StageResult | None, ingest_id: str) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "file_id": info.file_id, "run_id": info.run_id, "path": info.path,
+        "real_path": info.real_path, "kind": info.kind, "size_bytes": info.size_bytes,
+        "mtime_ns": info.mtime_ns, "copy_rank": info.copy_rank, "loaded": result is not None,
+        "n_duplicates": 0 if result is not None else None,
+    }
+    if result is not None:
+        row.update(sha256=result.sha256, n_lines=result.n_lines, n_rows=result.n_rows,
+                   n_rejected=result.n_rejected, n_repaired=result.n_repaired,
+                   ingest_id=result.ingest_id or ingest_id)
+    return row
+
+
+def _run_row(run: Any) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id, "benchmark": run.benchmark, "mode": run.mode,
+        "split": run.split, "model": run.model, "is_archived": run.is_archived,
+        "archive_name": run.archive_name, "path": run.path, "real_path": run.real_path,
+        "n_results": 0, "expected_questions": run.expected_questions,
+        "model_dir": run.model_dir, "n_files": run.n_files,
+    }
+
+
+def options_json(options: dict[str, Any]) -> str:
+    return orjson.dumps(options, option=orjson.OPT_SORT_KEYS).decode()

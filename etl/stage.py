@@ -1,0 +1,189 @@
+"""Stage: run one file's extractor and write its rows as Parquet into the parse cache.
+
+Each file is staged into its own cache directory `<cache>/<file_id>-<sha16>-<parser>/` holding
+one `<table>.parquet` per table it produced and `stats.json`. An unchanged file is never
+parsed twice: the load step reads the cached Parquet. Memory stays bounded: rows are
+flushed to Parquet in batches (by row count and by approximate bytes)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from etl.extract import FileInfo, load_all
+from etl.read import file_sha256
+from etl.schema import staged_schema
+
+FLUSH_ROWS = 20_000
+FLUSH_BYTES = 32 << 20
+FILL_FROM_FILE = ("run_id", "file_id", "benchmark", "mode", "split", "model")
+
+
+@dataclass(slots=True)
+class StageResult:
+    file_id: str
+    cache_dir: str | None
+    sha256: str | None
+    n_lines: int | None
+    n_rows: int
+    n_rejected: int
+    n_repaired: int
+    tables: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    parsed: bool = True  # False when this ingest reused the cache
+    ingest_id: str | None = None  # the ingest that parsed it
+
+
+class ParquetEmitter:
+    """Collects rows per table and writes them to Parquet in bounded batches."""
+
+    def __init__(self, info: FileInfo, out_dir: Path, ingest_id: str) -> None:
+        self.info = info
+        self.out_dir = out_dir
+        self.ingest_id = ingest_id
+        self.buffers: dict[str, dict[str, list[Any]]] = {}
+        self.buffer_rows: dict[str, int] = {}
+        self.buffer_bytes: dict[str, int] = {}
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.counts: dict[str, int] = {}
+        self.n_rejected = 0
+        self.n_repaired = 0
+        self.n_lines: int | None = None
+        self.sha256: str | None = None
+        self._fill = {k: getattr(info, k) for k in FILL_FROM_FILE}
+        self._schemas: dict[str, pa.Schema] = {}
+
+    def _schema(self, table: str) -> pa.Schema:
+        schema = self._schemas.get(table)
+        if schema is None:
+            schema = self._schemas[table] = staged_schema(table)
+            self.buffers[table] = {name: [] for name in schema.names}
+            self.buffer_rows[table] = 0
+            self.buffer_bytes[table] = 0
+        return schema
+
+    def row(self, table: str, row: dict[str, Any]) -> None:
+        schema = self._schema(table)
+        columns = self.buffers[table]
+        size = 0
+        for name in schema.names:
+            value = row.get(name)
+            if value is None and name in self._fill:
+                value = self._fill[name]
+            elif type(value) is str:
+                size += len(value)
+            columns[name].append(value)
+        unknown = row.keys() - columns.keys()
+        if unknown:
+            raise KeyError(f"table {table} has no column(s) {sorted(unknown)}")
+        self.counts[table] = self.counts.get(table, 0) + 1
+        self.buffer_rows[table] += 1
+        self.buffer_bytes[table] += size
+        if self.buffer_rows[table] >= FLUSH_ROWS or self.buffer_bytes[table] >= FLUSH_BYTES:
+            self._flush(table)
+
+    def reject(self, line_no: int | None, severity: str, error: str,
+               excerpt: str | None = None) -> None:
+        if severity == "repaired":
+            self.n_repaired += 1
+        else:
+            self.n_rejected += 1
+        self.row("rejects", {"path": self.info.path, "line_no": line_no, "severity": severity,
+                             "error": error, "excerpt": excerpt, "ingest_id": self.ingest_id})
+
+    def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None:
+        if n_lines is not None:
+            self.n_lines = n_lines
+        if sha256 is not None:
+            self.sha256 = sha256
+
+    def _flush(self, table: str) -> None:
+        if not self.buffer_rows.get(table):
+            return
+        schema = self._schemas[table]
+        batch = pa.Table.from_pydict(self.buffers[table], schema=schema)
+        writer = self.writers.get(table)
+        if writer is None:
+            writer = self.writers[table] = pq.ParquetWriter(
+                self.out_dir / f"{table}.parquet", schema, compression="zstd")
+        writer.write_table(batch)
+        self.buffers[table] = {name: [] for name in schema.names}
+        self.buffer_rows[table] = 0
+        self.buffer_bytes[table] = 0
+
+    def close(self) -> None:
+        for table in list(self.buffers):
+            self._flush(table)
+        for writer in self.writers.values():
+            writer.close()
+
+
+def stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str) -> StageResult:
+    """Parse one file into a fresh cache directory. Never raises for bad input: an
+    extractor crash becomes a reject naming the file (a bug to fix, not a lost run)."""
+    started = time.perf_counter()
+    extractors = load_all()
+    extractor = extractors.get(info.kind)
+    tmp = Path(cache_root) / f".tmp-{info.file_id}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    emitter = ParquetEmitter(info, tmp, ingest_id)
+    try:
+        if extractor is not None:
+            extractor(info, emitter)
+    except Exception as exc:  # noqa: BLE001 - a reject, never a crash of the whole ingest
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        emitter.reject(None, "error", f"extractor {info.kind} failed: {type(exc).__name__}: "
+                       f"{exc} (at {Path(frame.filename).name}:{frame.lineno})")
+    emitter.close()
+    sha = emitter.sha256 or file_sha256(info.abs_path)
+    final = Path(cache_root) / cache_dir_name(info, sha, parser)
+    result = StageResult(
+        file_id=info.file_id, cache_dir=final.name, sha256=sha, n_lines=emitter.n_lines,
+        n_rows=primary_rows(info.kind, emitter.counts),
+        n_rejected=emitter.n_rejected, n_repaired=emitter.n_repaired,
+        tables=dict(emitter.counts), seconds=time.perf_counter() - started,
+        ingest_id=ingest_id)
+    (tmp / "stats.json").write_bytes(orjson.dumps(result_to_json(result)))
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    return result
+
+
+def primary_rows(kind: str, counts: dict[str, int]) -> int:
+    """Records a file yielded: results for result files (their messages, tool calls and
+    scores are children), otherwise every row but rejects."""
+    if "results" in counts or kind.startswith("results"):
+        return counts.get("results", 0)
+    return sum(n for table, n in counts.items() if table != "rejects")
+
+
+def cache_dir_name(info: FileInfo, sha: str, parser: str) -> str:
+    opts = "i" if info.options.get("keep_images") else "n"
+    return f"{info.file_id}-{sha[:16]}-{parser}-{opts}"
+
+
+def result_to_json(result: StageResult) -> dict[str, Any]:
+    return {
+        "file_id": result.file_id, "cache_dir": result.cache_dir, "sha256": result.sha256,
+        "n_lines": result.n_lines, "n_rows": result.n_rows, "n_rejected": result.n_rejected,
+        "n_repaired": result.n_repaired, "tables": result.tables, "seconds": result.seconds,
+        "ingest_id": result.ingest_id,
+    }
+
+
+def result_from_json(data: dict[str, Any]) -> StageResult:
+    return StageResult(
+        file_id=data["file_id"], cache_dir=data["cache_dir"], sha256=data["sha256"],
+        n_lines=data["n_lines"], n_rows=data["n_rows"], n_rejected=data["n_rejected"],
+        n_repaired=data["n_repaired"], tables=data["tables"], seconds=data["seconds"],
+        parsed=False, ingest_id=data.get("ingest_id"))

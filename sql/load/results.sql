@@ -1,0 +1,6 @@
+-- The preferred copy of each result, with how many copies the run held.
+INSERT INTO results BY NAME
+SELECT s.* EXCLUDE (n_copies), c.n_copies
+FROM read_parquet($files, union_by_name = true) AS s
+JOIN result_copies AS c ON c.file_id = s.file_id AND c.rec_no = s.rec_no AND c.pick = 1
+ORDER BY s.run_id, s.qid, s.run_index;
