@@ -4,7 +4,7 @@ Design promise 6: the query command is read-only and cannot read or write files 
 database. Three independent layers keep it, so a gap in one is caught by another:
 
 1. Statement allow-list, decided by DuckDB's own parser (`extract_statements`): only SELECT
-   (which covers WITH, VALUES, FROM-first, SHOW, DESCRIBE, SUMMARIZE, PIVOT), EXPLAIN of a
+   (which covers WITH, VALUES, FROM-first, SHOW, DESCRIBE, SUMMARIZE), EXPLAIN of a
    SELECT, and a fixed list of catalog-inspecting PRAGMAs. Everything else (COPY, ATTACH,
    INSTALL/LOAD, SET, CREATE, INSERT, CALL, CHECKPOINT, EXPORT, ...) is refused before any
    statement runs.
@@ -274,7 +274,7 @@ def query_command(
 ) -> None:
     """Run read-only SQL against the warehouse and print the result.
 
-    Allowed: SELECT (also WITH, VALUES, FROM-first, SHOW, DESCRIBE, SUMMARIZE, PIVOT),
+    Allowed: SELECT (also WITH, VALUES, FROM-first, SHOW, DESCRIBE, SUMMARIZE),
     EXPLAIN [ANALYZE] of those, and catalog PRAGMAs (version, show_tables, table_info,
     database_size, ...). Refused, before anything runs: writes of any kind, COPY, EXPORT,
     ATTACH, INSTALL, LOAD, SET, CALL. Reading files from SQL (read_csv, read_text, glob, ...)

@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -61,9 +62,15 @@ def build_warehouse(path: Path, display_suffix: str = "") -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def warehouse_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_warehouse(tmp_path_factory.mktemp("template") / "warehouse.duckdb")
+
+
 @pytest.fixture()
-def warehouse(tmp_path: Path) -> Path:
-    return build_warehouse(tmp_path / "warehouse.duckdb")
+def warehouse(warehouse_template: Path, tmp_path: Path) -> Path:
+    # Each test gets its own copy: building from DDL once keeps the suite fast.
+    return Path(shutil.copyfile(warehouse_template, tmp_path / "warehouse.duckdb"))
 
 
 @pytest.fixture()
