@@ -1,0 +1,391 @@
+-- Archive lineage and run history (issue 5). Builds on tables runs, results,
+-- question_scores, files, archive_runs, run_regions and run_log_stats.
+
+-- Which current run each archived run is compared with. An archive matches current (not
+-- archived) runs of the same benchmark and model whose split is its match_split; its mode is
+-- the one its name states, else the one its results show (one-shot records say ok,
+-- agentic ones success/incomplete). Of several candidates the one sharing most
+-- (qid, run_index) with the archive wins, then the first run_id.
+CREATE OR REPLACE VIEW archive_match AS
+WITH result_modes AS (
+    SELECT
+        res.run_id,
+        count(*) AS n_results,
+        CASE
+            WHEN count(*) FILTER (WHERE res.raw_status = 'ok') > 0
+                AND count(*) FILTER (WHERE res.raw_status IN ('success', 'incomplete')) = 0
+                THEN 'oneshot'
+            WHEN count(*) FILTER (WHERE res.raw_status IN ('success', 'incomplete')) > 0
+                AND count(*) FILTER (WHERE res.raw_status = 'ok') = 0
+                THEN 'agentic'
+        END AS inferred_mode
+    FROM results AS res
+    GROUP BY res.run_id
+),
+archived AS (
+    SELECT
+        r.run_id AS archived_run_id,
+        coalesce(a.archive_name, r.archive_name) AS archive_name,
+        coalesce(a.benchmark, r.benchmark) AS benchmark,
+        coalesce(a.mode, r.mode, rm.inferred_mode) AS mode,
+        CASE
+            WHEN coalesce(a.mode, r.mode) IS NOT NULL THEN 'name'
+            WHEN rm.inferred_mode IS NOT NULL THEN 'results'
+        END AS mode_source,
+        coalesce(a.model, r.model) AS model,
+        a.model_alias,
+        coalesce(a.split, r.split) AS split,
+        a.size,
+        coalesce(a.match_split, a.split, r.split) AS match_split,
+        a.reason,
+        a.reason_tag,
+        coalesce(a.parsed_by, 'unparsed') AS parsed_by,
+        coalesce(rm.n_results, 0) AS n_archived_results
+    FROM runs AS r
+    LEFT JOIN archive_runs AS a ON a.run_id = r.run_id
+    LEFT JOIN result_modes AS rm ON rm.run_id = r.run_id
+    WHERE r.is_archived
+),
+candidates AS (
+    SELECT
+        ar.archived_run_id,
+        c.run_id AS current_run_id
+    FROM archived AS ar
+    JOIN runs AS c
+        ON NOT coalesce(c.is_archived, FALSE)
+        AND c.benchmark = ar.benchmark
+        AND c.model = ar.model
+        AND c.split = ar.match_split
+        AND (ar.mode IS NULL OR c.mode = ar.mode)
+),
+shared AS (
+    SELECT
+        cand.archived_run_id,
+        cand.current_run_id,
+        count(cur.qid) AS n_shared
+    FROM candidates AS cand
+    LEFT JOIN results AS old ON old.run_id = cand.archived_run_id
+    LEFT JOIN results AS cur
+        ON cur.run_id = cand.current_run_id
+        AND cur.qid = old.qid
+        AND cur.run_index = old.run_index
+    GROUP BY cand.archived_run_id, cand.current_run_id
+),
+ranked AS (
+    SELECT
+        sh.archived_run_id,
+        sh.current_run_id,
+        sh.n_shared,
+        row_number() OVER (
+            PARTITION BY sh.archived_run_id ORDER BY sh.n_shared DESC, sh.current_run_id
+        ) AS pick,
+        count(*) OVER (PARTITION BY sh.archived_run_id) AS n_candidates
+    FROM shared AS sh
+)
+SELECT
+    ar.archived_run_id,
+    ar.archive_name,
+    ar.benchmark,
+    ar.mode,
+    ar.mode_source,
+    ar.model,
+    ar.model_alias,
+    ar.split,
+    ar.size,
+    ar.match_split,
+    ar.reason,
+    ar.reason_tag,
+    ar.parsed_by,
+    ar.n_archived_results,
+    rk.current_run_id,
+    coalesce(rk.n_candidates, 0) AS n_candidates,
+    coalesce(rk.n_shared, 0) AS n_shared
+FROM archived AS ar
+LEFT JOIN ranked AS rk ON rk.archived_run_id = ar.archived_run_id AND rk.pick = 1;
+COMMENT ON VIEW archive_match IS 'Each archived run with the fields its name gives and the current run it is compared with (NULL when none matches): same benchmark, model and split, mode from the name or else from the results; of several candidates the one sharing most questions.';
+
+-- Per question, archived against current: what the retry fixed and what it broke.
+CREATE OR REPLACE VIEW archive_diff AS
+WITH old_side AS (
+    SELECT
+        m.archived_run_id,
+        m.current_run_id,
+        res.qid,
+        res.run_index,
+        res.task,
+        res.status,
+        res.prediction,
+        qs.f1
+    FROM archive_match AS m
+    JOIN results AS res ON res.run_id = m.archived_run_id
+    LEFT JOIN question_scores AS qs
+        ON qs.run_id = res.run_id AND qs.qid = res.qid AND qs.run_index = res.run_index
+        AND qs.scorer = 'set_f1'
+),
+new_side AS (
+    SELECT
+        m.archived_run_id,
+        m.current_run_id,
+        res.qid,
+        res.run_index,
+        res.task,
+        res.status,
+        res.prediction,
+        qs.f1
+    FROM archive_match AS m
+    JOIN results AS res ON res.run_id = m.current_run_id
+    LEFT JOIN question_scores AS qs
+        ON qs.run_id = res.run_id AND qs.qid = res.qid AND qs.run_index = res.run_index
+        AND qs.scorer = 'set_f1'
+    -- An archive without results (a rescoring kept only score files) lists no questions.
+    WHERE m.n_archived_results > 0
+),
+paired AS (
+    SELECT
+        coalesce(o.archived_run_id, n.archived_run_id) AS archived_run_id,
+        coalesce(o.current_run_id, n.current_run_id) AS current_run_id,
+        coalesce(o.qid, n.qid) AS qid,
+        coalesce(o.run_index, n.run_index) AS run_index,
+        coalesce(n.task, o.task) AS task,
+        o.qid IS NOT NULL AS in_archived,
+        n.qid IS NOT NULL AS in_current,
+        o.status AS archived_status,
+        n.status AS current_status,
+        o.prediction AS archived_prediction,
+        n.prediction AS current_prediction,
+        o.f1 AS archived_f1,
+        n.f1 AS current_f1
+    FROM old_side AS o
+    FULL OUTER JOIN new_side AS n
+        ON n.archived_run_id = o.archived_run_id
+        AND n.qid = o.qid
+        AND n.run_index = o.run_index
+)
+SELECT
+    p.archived_run_id,
+    m.archive_name,
+    p.current_run_id,
+    p.qid,
+    p.run_index,
+    p.task,
+    p.archived_status,
+    p.current_status,
+    p.archived_prediction,
+    p.current_prediction,
+    p.archived_f1,
+    p.current_f1,
+    p.current_f1 - p.archived_f1 AS f1_delta,
+    p.in_archived AND p.in_current
+        AND p.archived_status IS DISTINCT FROM p.current_status AS status_changed,
+    p.in_archived AND p.in_current
+        AND p.archived_prediction IS DISTINCT FROM p.current_prediction AS prediction_changed,
+    p.in_archived AND p.in_current
+        AND round(p.archived_f1, 9) IS DISTINCT FROM round(p.current_f1, 9) AS score_changed,
+    CASE
+        WHEN NOT p.in_current THEN 'only_archived'
+        WHEN NOT p.in_archived THEN 'only_current'
+        WHEN p.archived_status IS DISTINCT FROM 'success' AND p.current_status = 'success'
+            THEN 'fixed'
+        WHEN p.archived_status = 'success' AND p.current_status IS DISTINCT FROM 'success'
+            THEN 'broke'
+        WHEN round(p.current_f1, 9) > round(p.archived_f1, 9) THEN 'improved'
+        WHEN round(p.current_f1, 9) < round(p.archived_f1, 9) THEN 'regressed'
+        WHEN p.archived_status IS DISTINCT FROM p.current_status
+            OR p.archived_prediction IS DISTINCT FROM p.current_prediction
+            OR round(p.archived_f1, 9) IS DISTINCT FROM round(p.current_f1, 9)
+            THEN 'changed'
+        ELSE 'same'
+    END AS change
+FROM paired AS p
+JOIN archive_match AS m ON m.archived_run_id = p.archived_run_id;
+COMMENT ON VIEW archive_diff IS 'One row per (archived run, qid, run_index) present in the archive or in the current run that superseded it: status, prediction and set_f1 on both sides and the change: fixed (now success), broke (no longer success), improved / regressed (set_f1 up / down), changed (other difference), same, only_archived, only_current.';
+
+-- Each archived run, its relation to the current runs, and what changed.
+CREATE OR REPLACE VIEW archive_lineage AS
+WITH diff_counts AS (
+    SELECT
+        d.archived_run_id,
+        count(*) FILTER (WHERE d.change NOT IN ('same', 'only_archived', 'only_current'))
+            AS n_changed,
+        count(*) FILTER (WHERE d.change = 'fixed') AS n_fixed,
+        count(*) FILTER (WHERE d.change = 'broke') AS n_broke,
+        count(*) FILTER (WHERE d.change = 'improved') AS n_improved,
+        count(*) FILTER (WHERE d.change = 'regressed') AS n_regressed,
+        count(*) FILTER (WHERE d.change = 'same') AS n_same,
+        count(*) FILTER (WHERE d.change = 'only_archived') AS n_only_archived,
+        count(*) FILTER (WHERE d.change = 'only_current') AS n_only_current
+    FROM archive_diff AS d
+    GROUP BY d.archived_run_id
+)
+SELECT
+    m.archived_run_id,
+    m.archive_name,
+    CASE
+        WHEN m.reason = 'rescoring' THEN 'rescoring'
+        WHEN m.current_run_id IS NULL AND m.reason = 'early' THEN 'early'
+        WHEN m.current_run_id IS NULL AND m.parsed_by = 'unparsed' THEN 'unknown'
+        WHEN m.current_run_id IS NULL THEN 'orphaned'
+        WHEN m.n_archived_results > 0 AND coalesce(dc.n_changed, 0) = 0
+            AND coalesce(dc.n_only_archived, 0) = 0 AND coalesce(dc.n_only_current, 0) = 0
+            THEN 'duplicate'
+        WHEN m.reason = 'early' THEN 'early'
+        ELSE 'superseded'
+    END AS relation,
+    m.current_run_id AS superseded_by_run_id,
+    m.benchmark,
+    m.mode,
+    m.mode_source,
+    m.model,
+    m.model_alias,
+    m.split,
+    m.size,
+    m.reason,
+    m.reason_tag,
+    m.parsed_by,
+    m.n_candidates,
+    m.n_archived_results,
+    cur.n_results AS n_current_results,
+    m.n_shared,
+    coalesce(dc.n_changed, 0) AS n_changed,
+    coalesce(dc.n_fixed, 0) AS n_fixed,
+    coalesce(dc.n_broke, 0) AS n_broke,
+    coalesce(dc.n_improved, 0) AS n_improved,
+    coalesce(dc.n_regressed, 0) AS n_regressed,
+    coalesce(dc.n_same, 0) AS n_same,
+    coalesce(dc.n_only_archived, 0) AS n_only_archived,
+    coalesce(dc.n_only_current, 0) AS n_only_current
+FROM archive_match AS m
+LEFT JOIN diff_counts AS dc ON dc.archived_run_id = m.archived_run_id
+LEFT JOIN runs AS cur ON cur.run_id = m.current_run_id;
+COMMENT ON VIEW archive_lineage IS 'Each archived run, its relation to the current runs and the current run that superseded it. relation: superseded (a current run replaced it), duplicate (the current run holds the same results), early (an early run), rescoring (an earlier scoring of a run), orphaned (readable name, no current run), unknown (unreadable name, no current run). Counts summarize archive_diff.';
+
+-- Where each run's data came from: the logical path, where it really is, and its files.
+CREATE OR REPLACE VIEW run_sources AS
+WITH kind_counts AS (
+    SELECT
+        f.run_id,
+        f.kind,
+        count(*) AS n
+    FROM files AS f
+    WHERE f.run_id IS NOT NULL
+    GROUP BY f.run_id, f.kind
+),
+kinds AS (
+    SELECT
+        kc.run_id,
+        count(*) AS n_kinds,
+        string_agg(kc.kind || ':' || kc.n, ', ' ORDER BY kc.kind) AS kinds
+    FROM kind_counts AS kc
+    GROUP BY kc.run_id
+),
+file_dirs AS (
+    SELECT DISTINCT
+        f.run_id,
+        regexp_replace(f.real_path, '/[^/]*$', '') AS real_dir
+    FROM files AS f
+    WHERE f.run_id IS NOT NULL
+),
+dirs AS (
+    SELECT
+        fd.run_id,
+        count(*) AS n_real_dirs,
+        string_agg(fd.real_dir, '; ' ORDER BY fd.real_dir) AS real_dirs
+    FROM file_dirs AS fd
+    GROUP BY fd.run_id
+),
+file_list AS (
+    SELECT
+        f.run_id,
+        count(*) AS n_files,
+        count(*) FILTER (WHERE f.loaded) AS n_loaded_files,
+        count(*) FILTER (
+            WHERE r.real_path IS NOT NULL
+            AND left(f.real_path, length(r.real_path) + 1) <> r.real_path || '/'
+        ) AS n_files_elsewhere,
+        string_agg(f.path, '; ' ORDER BY f.path) AS paths,
+        string_agg(f.path, '; ' ORDER BY f.path) FILTER (WHERE f.loaded) AS loaded_paths
+    FROM files AS f
+    JOIN runs AS r ON r.run_id = f.run_id
+    GROUP BY f.run_id
+)
+SELECT
+    r.run_id,
+    r.path AS logical_path,
+    r.real_path,
+    r.real_path IS NOT NULL
+        AND right(r.real_path, length(r.path) + 1) <> '/' || r.path AS is_symlinked,
+    r.is_archived,
+    r.benchmark,
+    r.mode,
+    r.split,
+    r.model,
+    r.n_results,
+    coalesce(fl.n_files, 0) AS n_files,
+    coalesce(fl.n_loaded_files, 0) AS n_loaded_files,
+    coalesce(fl.n_files_elsewhere, 0) AS n_files_elsewhere,
+    coalesce(k.n_kinds, 0) AS n_kinds,
+    k.kinds,
+    coalesce(d.n_real_dirs, 0) AS n_real_dirs,
+    d.real_dirs,
+    fl.loaded_paths,
+    fl.paths
+FROM runs AS r
+LEFT JOIN file_list AS fl ON fl.run_id = r.run_id
+LEFT JOIN kinds AS k ON k.run_id = r.run_id
+LEFT JOIN dirs AS d ON d.run_id = r.run_id;
+COMMENT ON VIEW run_sources IS 'Per run: its logical path (the run_id), the real path after symlinks, whether it is reached through a symlink, and the files that fed it: counts, kinds with counts, the real directories they sit in (a scored directory living in scored_vocab shows here) and their logical paths.';
+
+-- Backend model ids and regions each run used, from the records and from the metadata files.
+CREATE OR REPLACE VIEW run_backends AS
+WITH from_results AS (
+    SELECT
+        res.run_id,
+        'results' AS source,
+        res.backend_model_id,
+        res.backend_region AS region,
+        count(*) AS n_rows
+    FROM results AS res
+    WHERE res.backend_model_id IS NOT NULL OR res.backend_region IS NOT NULL
+    GROUP BY res.run_id, res.backend_model_id, res.backend_region
+),
+from_meta AS (
+    -- manifest.json rows belong to the raw multi-model run directory; each shard is mapped
+    -- to the run whose real directory is <that directory>/<model_tag>.
+    SELECT
+        coalesce(rr.run_id, g.run_id) AS run_id,
+        rr.source,
+        rr.backend_model_id,
+        rr.region,
+        count(*) AS n_rows
+    FROM run_regions AS rr
+    LEFT JOIN files AS mf ON mf.file_id = rr.file_id
+    LEFT JOIN runs AS g
+        ON rr.run_id IS NULL
+        AND rr.model_tag IS NOT NULL
+        AND g.real_path = regexp_replace(mf.real_path, '/[^/]*$', '') || '/' || rr.model_tag
+    GROUP BY coalesce(rr.run_id, g.run_id), rr.source, rr.backend_model_id, rr.region
+)
+SELECT fr.run_id, fr.source, fr.backend_model_id, fr.region, fr.n_rows FROM from_results AS fr
+UNION ALL
+SELECT fm.run_id, fm.source, fm.backend_model_id, fm.region, fm.n_rows FROM from_meta AS fm;
+COMMENT ON VIEW run_backends IS 'Backend model id and region per run and source: results (n_rows = result records carrying them), status / manifest / region_map / cmd / run_log (n_rows = metadata rows naming them). run_id is NULL for manifest shards no run maps to.';
+
+-- run.log counts summed per run (a multi-region run has one log per shard).
+CREATE OR REPLACE VIEW run_log_summary AS
+SELECT
+    s.run_id,
+    count(*) AS n_logs,
+    sum(s.n_lines) AS n_lines,
+    sum(s.n_errors) AS n_errors,
+    sum(s.n_tool_errors) AS n_tool_errors,
+    sum(s.n_tool_name_fixes) AS n_tool_name_fixes,
+    sum(s.n_synthetic_finish) AS n_synthetic_finish,
+    sum(s.n_exceptions) AS n_exceptions,
+    sum(s.n_tool_calls) AS n_tool_calls,
+    sum(s.n_truncated_results) AS n_truncated_results,
+    sum(s.n_finish_called) AS n_finish_called,
+    sum(s.n_written) AS n_written,
+    sum(s.n_questions_started) AS n_questions_started
+FROM run_log_stats AS s
+GROUP BY s.run_id;
+COMMENT ON VIEW run_log_summary IS 'Per run, the run.log line counts of run_log_stats summed over its logs (one per region shard).';
