@@ -1,0 +1,404 @@
+-- summary_reconciliation: every number of every summary file next to the same number
+-- recomputed from the per-question rows of the same run, the way the authors' scorer
+-- computes it (UCSC-VLAA/ClinSeekAgent).
+--
+-- How each number is recomputed
+-- * summary (clinseekagent/scoring/score_multimodal.py aggregate()) from question_scores
+--   rows of scorer 'scored' (else 'rescored') of the run:
+--     total = all rows; incomplete = rows with route incomplete;
+--     len1 rows = route llm_judge, plus incomplete rows with len_gold < 2;
+--     len2plus rows = route set_f1, plus incomplete rows with len_gold >= 2;
+--     len1_count / per_task_len1.count = len1 rows; correct = judge rows with correct;
+--     len1_accuracy / accuracy = correct / count; per_task_len1.incomplete = incomplete len1 rows;
+--     by_subtype.S = judge rows of subtype S, by_subtype_accuracy.S = their correct share;
+--     len2plus_<m> / per_task_len2plus.<m> = mean of m over len2plus rows (incomplete = 0),
+--       m in precision, recall, f1, accuracy, subset_match (= exact_match);
+--       <m>_raw = mean of coalesce(m_raw, m) (incomplete = 0);
+--     unified_<m> / per_task_unified.<m> = mean over set_f1, llm_judge and incomplete rows of
+--       m (set rows), the verdict correct as 1/0 (judge rows), 0 (incomplete rows);
+--     unified_count = those rows.
+-- * summary_vocab (openresearcher_ehr/rescore_mm_vocab.py) from rows of scorer 'rescored'
+--   (else 'scored'): the same, except that incomplete rows are left out of the len1 and
+--   len2plus counts and means (they only count in unified_*), and the per-task len2plus map
+--   is called per_task_len2plus_vocab.
+-- * scores (clinseekagent/scoring/score_text.py) from question_scores rows of scorer
+--   'per_question' of the run (else the project's 'set_f1' rows, task_type from results):
+--   a question's precision / recall / f1 = mean over its runs; total = questions;
+--   completed = questions with at least one run; runs = run rows;
+--   precision / recall / f1 = mean over completed questions; tool_calls_avg / turns_avg =
+--   mean over runs; per task (per_task), per task type (per_task_type) and overall.
+-- * everything else (multi_summary files, vocab_threshold, browser_tool_pct, ...) is
+--   not_recomputable.
+--
+-- Percent or fraction: a summary file is read as percent when most of its non-zero rate
+-- numbers (accuracy, precision, recall, f1, subset match) exceed 1; recomputed is then
+-- written on the reported scale (x 100). Tolerance: rates 1e-4 on the fraction scale
+-- (absorbs rounding to 4 decimals, or to 2 decimals of percent), counts 0.5, run means
+-- 1e-4 relative.
+
+CREATE OR REPLACE VIEW summary_reconciliation AS
+WITH mm_sources AS (
+    -- Which per-question rows feed which multimodal summary: summary.json prefers the
+    -- scored rows, summary_vocab.json the rescored rows; either falls back to the other.
+    SELECT q.run_id, w.scoring, q.scorer,
+           row_number() OVER (PARTITION BY q.run_id, w.scoring
+                              ORDER BY CASE WHEN q.scorer = w.preferred THEN 0 ELSE 1 END)
+               AS pick
+    FROM (SELECT DISTINCT run_id, scorer FROM question_scores
+          WHERE scorer IN ('scored', 'rescored')) AS q
+    CROSS JOIN (VALUES ('summary', 'scored'), ('summary_vocab', 'rescored'))
+        AS w(scoring, preferred)
+),
+mm_rows AS (
+    SELECT
+        q.run_id,
+        s.scoring,
+        q.scorer AS source_scorer,
+        coalesce(q.task, '?') AS task,
+        q.route,
+        q.judge_subtype,
+        CASE WHEN q.route = 'incomplete' THEN 1 ELSE 0 END AS is_incomplete,
+        CASE WHEN q.route = 'llm_judge' THEN 1 ELSE 0 END AS is_judge,
+        CASE WHEN q.route = 'llm_judge' AND coalesce(q.correct, 0) > 0 THEN 1 ELSE 0 END
+            AS is_correct,
+        CASE WHEN q.route = 'llm_judge' THEN 1
+             WHEN q.route = 'incomplete' AND s.scoring = 'summary'
+                  AND coalesce(q.len_gold, 0) < 2 THEN 1
+             ELSE 0 END AS in_len1,
+        CASE WHEN q.route = 'set_f1' THEN 1
+             WHEN q.route = 'incomplete' AND s.scoring = 'summary'
+                  AND coalesce(q.len_gold, 0) >= 2 THEN 1
+             ELSE 0 END AS in_len2,
+        CASE WHEN q.route IN ('set_f1', 'llm_judge', 'incomplete') THEN 1 ELSE 0 END
+            AS in_unified,
+        -- set rows: their own metric; incomplete rows: 0 (the scorer appends 0.0)
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.precision, 0) ELSE 0 END AS set_p,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.recall, 0) ELSE 0 END AS set_r,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.f1, 0) ELSE 0 END AS set_f,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.accuracy, 0) ELSE 0 END AS set_a,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.exact_match, 0) ELSE 0 END AS set_s,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.precision_raw, q.precision, 0)
+             ELSE 0 END AS raw_p,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.recall_raw, q.recall, 0)
+             ELSE 0 END AS raw_r,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.f1_raw, q.f1, 0) ELSE 0 END AS raw_f,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.accuracy_raw, q.accuracy, 0)
+             ELSE 0 END AS raw_a,
+        CASE WHEN q.route = 'set_f1' THEN coalesce(q.exact_match_raw, q.exact_match, 0)
+             ELSE 0 END AS raw_s
+    FROM question_scores AS q
+    JOIN mm_sources AS s ON s.run_id = q.run_id AND s.scorer = q.scorer AND s.pick = 1
+),
+mm_unified AS (
+    -- unified value of a row: set metric, judge verdict as 1/0, incomplete 0
+    SELECT *,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE set_p END AS u_p,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE set_r END AS u_r,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE set_f END AS u_f,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE set_a END AS u_a,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE set_s END AS u_s,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE raw_p END AS ur_p,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE raw_r END AS ur_r,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE raw_f END AS ur_f,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE raw_a END AS ur_a,
+        CASE WHEN is_judge = 1 THEN is_correct ELSE raw_s END AS ur_s
+    FROM mm_rows
+),
+mm_agg AS (
+    -- one row per run and scoring (task NULL) and per run, scoring and task
+    SELECT
+        run_id, scoring, source_scorer,
+        CASE WHEN grouping(task) = 0 THEN task END AS task,
+        count(*) AS n_rows,
+        count(*) AS total,
+        sum(is_incomplete) AS incomplete,
+        sum(in_len1) AS len1_count,
+        sum(is_correct) AS len1_correct,
+        sum(in_len1 * is_incomplete) AS len1_incomplete,
+        coalesce(sum(is_correct) / nullif(sum(in_len1), 0), 0) AS len1_accuracy,
+        sum(in_len2) AS len2_count,
+        sum(in_len2 * is_incomplete) AS len2_incomplete,
+        coalesce(sum(in_len2 * set_p) / nullif(sum(in_len2), 0), 0) AS len2_precision,
+        coalesce(sum(in_len2 * set_r) / nullif(sum(in_len2), 0), 0) AS len2_recall,
+        coalesce(sum(in_len2 * set_f) / nullif(sum(in_len2), 0), 0) AS len2_f1,
+        coalesce(sum(in_len2 * set_a) / nullif(sum(in_len2), 0), 0) AS len2_accuracy,
+        coalesce(sum(in_len2 * set_s) / nullif(sum(in_len2), 0), 0) AS len2_subset_match,
+        coalesce(sum(in_len2 * raw_p) / nullif(sum(in_len2), 0), 0) AS len2_precision_raw,
+        coalesce(sum(in_len2 * raw_r) / nullif(sum(in_len2), 0), 0) AS len2_recall_raw,
+        coalesce(sum(in_len2 * raw_f) / nullif(sum(in_len2), 0), 0) AS len2_f1_raw,
+        coalesce(sum(in_len2 * raw_a) / nullif(sum(in_len2), 0), 0) AS len2_accuracy_raw,
+        coalesce(sum(in_len2 * raw_s) / nullif(sum(in_len2), 0), 0)
+            AS len2_subset_match_raw,
+        sum(in_unified) AS uni_count,
+        coalesce(sum(in_unified * u_p) / nullif(sum(in_unified), 0), 0) AS uni_precision,
+        coalesce(sum(in_unified * u_r) / nullif(sum(in_unified), 0), 0) AS uni_recall,
+        coalesce(sum(in_unified * u_f) / nullif(sum(in_unified), 0), 0) AS uni_f1,
+        coalesce(sum(in_unified * u_a) / nullif(sum(in_unified), 0), 0) AS uni_accuracy,
+        coalesce(sum(in_unified * u_s) / nullif(sum(in_unified), 0), 0) AS uni_subset_match,
+        coalesce(sum(in_unified * ur_p) / nullif(sum(in_unified), 0), 0) AS uni_precision_raw,
+        coalesce(sum(in_unified * ur_r) / nullif(sum(in_unified), 0), 0) AS uni_recall_raw,
+        coalesce(sum(in_unified * ur_f) / nullif(sum(in_unified), 0), 0) AS uni_f1_raw,
+        coalesce(sum(in_unified * ur_a) / nullif(sum(in_unified), 0), 0) AS uni_accuracy_raw,
+        coalesce(sum(in_unified * ur_s) / nullif(sum(in_unified), 0), 0)
+            AS uni_subset_match_raw
+    FROM mm_unified
+    GROUP BY GROUPING SETS ((run_id, scoring, source_scorer),
+                            (run_id, scoring, source_scorer, task))
+),
+mm_metric_names AS (
+    -- (column of mm_agg, family, metric name inside a per-task map, kind)
+    -- overall name = family_metric (len1_count, len2plus_f1_raw, unified_f1, ...)
+    SELECT * FROM (VALUES
+        ('total', NULL, 'total', 'count'),
+        ('incomplete', NULL, 'incomplete', 'count'),
+        ('len1_count', 'len1', 'count', 'count'),
+        ('len1_correct', 'len1', 'correct', 'count'),
+        ('len1_incomplete', 'len1', 'incomplete', 'count'),
+        ('len1_accuracy', 'len1', 'accuracy', 'rate'),
+        ('len2_count', 'len2plus', 'count', 'count'),
+        ('len2_incomplete', 'len2plus', 'incomplete', 'count'),
+        ('len2_precision', 'len2plus', 'precision', 'rate'),
+        ('len2_recall', 'len2plus', 'recall', 'rate'),
+        ('len2_f1', 'len2plus', 'f1', 'rate'),
+        ('len2_accuracy', 'len2plus', 'accuracy', 'rate'),
+        ('len2_subset_match', 'len2plus', 'subset_match', 'rate'),
+        ('len2_precision_raw', 'len2plus', 'precision_raw', 'rate'),
+        ('len2_recall_raw', 'len2plus', 'recall_raw', 'rate'),
+        ('len2_f1_raw', 'len2plus', 'f1_raw', 'rate'),
+        ('len2_accuracy_raw', 'len2plus', 'accuracy_raw', 'rate'),
+        ('len2_subset_match_raw', 'len2plus', 'subset_match_raw', 'rate'),
+        ('uni_count', 'unified', 'count', 'count'),
+        ('uni_precision', 'unified', 'precision', 'rate'),
+        ('uni_recall', 'unified', 'recall', 'rate'),
+        ('uni_f1', 'unified', 'f1', 'rate'),
+        ('uni_accuracy', 'unified', 'accuracy', 'rate'),
+        ('uni_subset_match', 'unified', 'subset_match', 'rate'),
+        ('uni_precision_raw', 'unified', 'precision_raw', 'rate'),
+        ('uni_recall_raw', 'unified', 'recall_raw', 'rate'),
+        ('uni_f1_raw', 'unified', 'f1_raw', 'rate'),
+        ('uni_accuracy_raw', 'unified', 'accuracy_raw', 'rate'),
+        ('uni_subset_match_raw', 'unified', 'subset_match_raw', 'rate')
+    ) AS t(col, family, metric, kind)
+),
+mm_long AS (
+    SELECT
+        a.run_id, a.scoring, a.source_scorer, a.task, a.n_rows, n.kind,
+        CASE
+            WHEN a.task IS NULL THEN 'overall'
+            WHEN n.family = 'len2plus' AND a.scoring = 'summary_vocab'
+                THEN 'per_task_len2plus_vocab'
+            ELSE 'per_task_' || n.family
+        END AS scope,
+        CASE WHEN a.task IS NULL AND n.family IS NOT NULL THEN n.family || '_' || n.metric
+             ELSE n.metric END AS metric,
+        CASE n.col
+            WHEN 'total' THEN a.total
+            WHEN 'incomplete' THEN a.incomplete
+            WHEN 'len1_count' THEN a.len1_count
+            WHEN 'len1_correct' THEN a.len1_correct
+            WHEN 'len1_incomplete' THEN a.len1_incomplete
+            WHEN 'len1_accuracy' THEN a.len1_accuracy
+            WHEN 'len2_count' THEN a.len2_count
+            WHEN 'len2_incomplete' THEN a.len2_incomplete
+            WHEN 'len2_precision' THEN a.len2_precision
+            WHEN 'len2_recall' THEN a.len2_recall
+            WHEN 'len2_f1' THEN a.len2_f1
+            WHEN 'len2_accuracy' THEN a.len2_accuracy
+            WHEN 'len2_subset_match' THEN a.len2_subset_match
+            WHEN 'len2_precision_raw' THEN a.len2_precision_raw
+            WHEN 'len2_recall_raw' THEN a.len2_recall_raw
+            WHEN 'len2_f1_raw' THEN a.len2_f1_raw
+            WHEN 'len2_accuracy_raw' THEN a.len2_accuracy_raw
+            WHEN 'len2_subset_match_raw' THEN a.len2_subset_match_raw
+            WHEN 'uni_count' THEN a.uni_count
+            WHEN 'uni_precision' THEN a.uni_precision
+            WHEN 'uni_recall' THEN a.uni_recall
+            WHEN 'uni_f1' THEN a.uni_f1
+            WHEN 'uni_accuracy' THEN a.uni_accuracy
+            WHEN 'uni_subset_match' THEN a.uni_subset_match
+            WHEN 'uni_precision_raw' THEN a.uni_precision_raw
+            WHEN 'uni_recall_raw' THEN a.uni_recall_raw
+            WHEN 'uni_f1_raw' THEN a.uni_f1_raw
+            WHEN 'uni_accuracy_raw' THEN a.uni_accuracy_raw
+            WHEN 'uni_subset_match_raw' THEN a.uni_subset_match_raw
+        END::DOUBLE AS value
+    FROM mm_agg AS a
+    CROSS JOIN mm_metric_names AS n
+    -- total / incomplete exist only at the top level of the file
+    WHERE n.family IS NOT NULL OR a.task IS NULL
+),
+mm_subtypes AS (
+    -- per_task_len1.<task>.by_subtype.<S> and by_subtype_accuracy.<S> (judge rows only)
+    SELECT run_id, scoring, source_scorer, task, count(*) AS n_rows, kind,
+           'per_task_len1' AS scope,
+           CASE WHEN kind = 'count' THEN 'by_subtype.' ELSE 'by_subtype_accuracy.' END
+               || coalesce(judge_subtype, '?') AS metric,
+           CASE WHEN kind = 'count' THEN count(*)::DOUBLE
+                ELSE sum(is_correct)::DOUBLE / count(*) END AS value
+    FROM mm_rows
+    CROSS JOIN (VALUES ('count'), ('rate')) AS k(kind)
+    WHERE is_judge = 1
+    GROUP BY run_id, scoring, source_scorer, task, judge_subtype, kind
+),
+text_source AS (
+    -- per_question rows where the run has them, else the project's own set_f1 rows
+    SELECT q.run_id, q.scorer, q.qid, q.run_index, coalesce(q.task, 'unknown') AS task,
+           coalesce(q.task_type, r.task_type) AS task_type,
+           q.precision, q.recall, q.f1, q.tool_calls, q.turns,
+           CASE WHEN q.run_index IS NULL THEN 0 ELSE 1 END AS is_run
+    FROM question_scores AS q
+    LEFT JOIN results AS r
+        ON r.run_id = q.run_id AND r.qid = q.qid AND r.run_index = q.run_index
+    WHERE q.scorer = 'per_question'
+       OR (q.scorer = 'set_f1' AND NOT EXISTS (
+              SELECT 1 FROM question_scores AS p
+              WHERE p.run_id = q.run_id AND p.scorer = 'per_question'))
+),
+text_questions AS (
+    SELECT run_id, scorer, qid, task, task_type,
+           sum(is_run) AS n_runs,
+           avg(coalesce(precision, 0)) FILTER (WHERE is_run = 1) AS q_precision,
+           avg(coalesce(recall, 0)) FILTER (WHERE is_run = 1) AS q_recall,
+           avg(coalesce(f1, 0)) FILTER (WHERE is_run = 1) AS q_f1,
+           sum(tool_calls) FILTER (WHERE is_run = 1) AS sum_tool_calls,
+           sum(turns) FILTER (WHERE is_run = 1) AS sum_turns
+    FROM text_source
+    GROUP BY run_id, scorer, qid, task, task_type
+),
+text_agg AS (
+    SELECT
+        run_id, scorer AS source_scorer,
+        CASE WHEN grouping(task) = 0 THEN 'per_task'
+             WHEN grouping(task_type) = 0 THEN 'per_task_type'
+             ELSE 'overall' END AS scope,
+        CASE WHEN grouping(task) = 0 THEN task
+             WHEN grouping(task_type) = 0 THEN task_type END AS task,
+        count(*) AS n_rows,
+        count(*) AS total,
+        count(*) FILTER (WHERE n_runs > 0) AS completed,
+        sum(n_runs) AS runs,
+        coalesce(avg(q_precision) FILTER (WHERE n_runs > 0), 0) AS precision,
+        coalesce(avg(q_recall) FILTER (WHERE n_runs > 0), 0) AS recall,
+        coalesce(avg(q_f1) FILTER (WHERE n_runs > 0), 0) AS f1,
+        sum(sum_tool_calls) / nullif(sum(n_runs), 0) AS tool_calls_avg,
+        sum(sum_turns) / nullif(sum(n_runs), 0) AS turns_avg
+    FROM text_questions
+    GROUP BY GROUPING SETS ((run_id, scorer), (run_id, scorer, task),
+                            (run_id, scorer, task_type))
+    -- questions without a task_type are in no per_task_type group
+    HAVING grouping(task_type) = 1 OR task_type IS NOT NULL
+),
+text_long AS (
+    SELECT a.run_id, 'scores' AS scoring, a.source_scorer, a.task, a.n_rows, n.kind,
+           a.scope, n.metric,
+           CASE n.metric
+               WHEN 'total' THEN a.total
+               WHEN 'completed' THEN a.completed
+               WHEN 'runs' THEN a.runs
+               WHEN 'precision' THEN a.precision
+               WHEN 'recall' THEN a.recall
+               WHEN 'f1' THEN a.f1
+               WHEN 'tool_calls_avg' THEN a.tool_calls_avg
+               WHEN 'turns_avg' THEN a.turns_avg
+           END::DOUBLE AS value
+    FROM text_agg AS a
+    CROSS JOIN (VALUES ('total', 'count'), ('completed', 'count'), ('runs', 'count'),
+                       ('precision', 'rate'), ('recall', 'rate'), ('f1', 'rate'),
+                       ('tool_calls_avg', 'mean'), ('turns_avg', 'mean'))
+        AS n(metric, kind)
+),
+recomputed AS (
+    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    FROM mm_long
+    UNION ALL
+    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    FROM mm_subtypes
+    UNION ALL
+    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    FROM text_long
+    WHERE value IS NOT NULL
+),
+paired AS (
+    SELECT s.file_id, s.run_id, s.scoring, s.scope, s.task, s.metric, s.json_path,
+           s.value AS reported, r.value AS recomputed_fraction, r.kind, r.n_rows,
+           r.source_scorer
+    FROM summary_metrics AS s
+    LEFT JOIN recomputed AS r
+        ON r.run_id = s.run_id AND r.scoring = s.scoring AND r.scope = s.scope
+       AND r.task IS NOT DISTINCT FROM s.task AND r.metric = s.metric
+),
+file_scale AS (
+    -- percent when most non-zero rate numbers of the file exceed 1
+    SELECT file_id,
+           CASE WHEN count(*) FILTER (WHERE reported > 1)
+                     > count(*) FILTER (WHERE reported > 0 AND reported <= 1)
+                THEN 100.0 ELSE 1.0 END AS scale
+    FROM paired
+    WHERE kind = 'rate'
+    GROUP BY file_id
+),
+damaged AS (
+    -- runs whose per-question score files lost lines: their sums cannot be trusted
+    SELECT f.run_id, f.kind AS scorer, count(*) AS n_rejected
+    FROM rejects AS j
+    JOIN files AS f ON f.file_id = j.file_id
+    WHERE j.severity = 'error' AND f.kind IN ('scored', 'rescored', 'per_question')
+    GROUP BY f.run_id, f.kind
+),
+compared AS (
+    SELECT p.*,
+           CASE WHEN p.kind = 'rate' THEN coalesce(fs.scale, 1.0) ELSE 1.0 END AS scale,
+           p.recomputed_fraction
+               * CASE WHEN p.kind = 'rate' THEN coalesce(fs.scale, 1.0) ELSE 1.0 END
+               AS recomputed,
+           coalesce(d.n_rejected, 0) AS source_rejected_lines
+    FROM paired AS p
+    LEFT JOIN file_scale AS fs ON fs.file_id = p.file_id
+    LEFT JOIN damaged AS d ON d.run_id = p.run_id AND d.scorer = p.source_scorer
+)
+SELECT
+    run_id,
+    scoring,
+    task,
+    metric,
+    reported,
+    recomputed,
+    abs(reported - recomputed) AS abs_diff,
+    CASE
+        WHEN recomputed IS NULL THEN 'not_recomputable'
+        WHEN CASE kind
+                 WHEN 'count' THEN abs(reported - recomputed) < 0.5
+                 WHEN 'rate' THEN abs(reported - recomputed) / scale <= 1e-4
+                 ELSE abs(reported - recomputed) <= 1e-4 * greatest(1.0, abs(recomputed))
+             END THEN 'match'
+        WHEN source_rejected_lines > 0 THEN 'damaged_source'
+        ELSE 'mismatch'
+    END AS status,
+    scope,
+    json_path,
+    file_id,
+    n_rows AS n_questions,
+    source_scorer,
+    kind AS metric_kind,
+    CASE WHEN kind = 'rate' THEN CASE WHEN scale = 100 THEN 'percent' ELSE 'fraction' END
+         WHEN kind IS NOT NULL THEN kind END AS reported_scale,
+    source_rejected_lines
+FROM compared;
+
+COMMENT ON VIEW summary_reconciliation IS 'Every number of every summary file (summary_metrics) next to the same number recomputed from the per-question score rows of the same run, the way the authors'' scorer computes it: summary.json from scored rows (incomplete rows count in len1 or len2plus by len_gold), summary_vocab.json from rescored rows (incomplete rows only in unified_*), scores.json from per_question rows (else set_f1 rows; question = mean over runs, task = mean over answered questions). Percent files are detected (most non-zero rates above 1) and recomputed is put on the reported scale. status: match (rates within 1e-4 as fractions, counts within 0.5, run means within 1e-4 relative), mismatch, damaged_source (differs, but the run''s score file lost lines to damage, so the rows are incomplete), not_recomputable (no per-question rows or no rule for this number).';
+COMMENT ON COLUMN summary_reconciliation.run_id IS 'Run the summary describes (scored/<model> summaries belong to the full2703 run of the model).';
+COMMENT ON COLUMN summary_reconciliation.scoring IS 'summary, summary_vocab, scores or multi_summary.';
+COMMENT ON COLUMN summary_reconciliation.task IS 'Task (or task type) of the number; NULL for file-level numbers.';
+COMMENT ON COLUMN summary_reconciliation.metric IS 'Metric name as in summary_metrics (len2plus_f1, accuracy, by_subtype.yesno, ...).';
+COMMENT ON COLUMN summary_reconciliation.reported IS 'The number as written in the summary file.';
+COMMENT ON COLUMN summary_reconciliation.recomputed IS 'The number recomputed from per-question rows, on the reported scale (percent when the file is in percent); NULL when not recomputable.';
+COMMENT ON COLUMN summary_reconciliation.abs_diff IS '|reported - recomputed| on the reported scale.';
+COMMENT ON COLUMN summary_reconciliation.status IS 'match, mismatch, damaged_source or not_recomputable (see the view comment for tolerances).';
+COMMENT ON COLUMN summary_reconciliation.scope IS 'Section of the file: overall, per_task_len1, per_task_len2plus(_vocab), per_task_unified, per_task, per_task_type, ...';
+COMMENT ON COLUMN summary_reconciliation.json_path IS 'Where the number is in the file.';
+COMMENT ON COLUMN summary_reconciliation.file_id IS 'Summary file the number came from (see files).';
+COMMENT ON COLUMN summary_reconciliation.n_questions IS 'Per-question rows the recomputation used: score rows (qid, run_index) for multimodal summaries, questions for scores.json.';
+COMMENT ON COLUMN summary_reconciliation.source_scorer IS 'question_scores.scorer of the rows used (scored, rescored, per_question or set_f1).';
+COMMENT ON COLUMN summary_reconciliation.metric_kind IS 'count, rate (fraction in [0, 1]) or mean (per-run average such as tool_calls_avg).';
+COMMENT ON COLUMN summary_reconciliation.reported_scale IS 'For rates: fraction or percent, as detected for the file; count or mean otherwise.';
+COMMENT ON COLUMN summary_reconciliation.source_rejected_lines IS 'Lines of the run''s per-question score files rejected as damaged (severity error).';
