@@ -27,6 +27,7 @@ from etl.discover import Discovery, discover
 from etl.extract import FileInfo, load_all
 from etl.load import build_database, connect_new, options_json
 from etl.publish import clean_stale_temps, ingest_lock, publish, temp_path_for
+from etl.read import file_sha256
 from etl.schema import LOAD_SQL_DIR, fingerprint, parser_fingerprint, schema_files, view_files
 from etl.stage import StageResult, result_from_json, stage_file
 
@@ -124,10 +125,16 @@ def _cached_result(entry: dict[str, Any] | None, info: FileInfo, parser: str,
                    cache_root: Path) -> StageResult | None:
     if not entry or entry.get("parser") != parser:
         return None
-    if (entry.get("path"), entry.get("size"), entry.get("mtime_ns"), entry.get("kind"),
-            entry.get("keep_images")) != (info.path, info.size_bytes, info.mtime_ns, info.kind,
-                                          bool(info.options.get("keep_images"))):
+    if (entry.get("path"), entry.get("size"), entry.get("kind"), entry.get("keep_images")) != (
+            info.path, info.size_bytes, info.kind, bool(info.options.get("keep_images"))):
         return None
+    if entry.get("mtime_ns") != info.mtime_ns:
+        # Touched or rewritten with the same size: the content hash decides.
+        try:
+            if file_sha256(info.abs_path) != entry.get("sha256"):
+                return None
+        except OSError:
+            return None
     stats = cache_root / entry["cache_dir"] / "stats.json"
     try:
         return result_from_json(orjson.loads(stats.read_bytes()))
@@ -292,7 +299,7 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
             "files": {fid: {"path": files_path[fid].path, "size": files_path[fid].size_bytes,
                             "mtime_ns": files_path[fid].mtime_ns, "kind": files_path[fid].kind,
                             "keep_images": options.keep_images, "parser": parser,
-                            "cache_dir": res.cache_dir}
+                            "cache_dir": res.cache_dir, "sha256": res.sha256}
                       for fid, res in staged.items()
                       for files_path in [{f.file_id: f for f in loadable}]},
             "ingests": history_out[-1000:],
