@@ -494,3 +494,81 @@ def test_help() -> None:
         assert option in result.output
     for fmt in ("table", "csv", "json", "md"):
         assert fmt in result.output
+
+
+# ---------------------------------------------------------------- through the real ingest
+
+
+def _record(rng: random.Random, qid: str, run_index: int, task: str, gold: list[str],
+            error: bool) -> dict[str, Any]:
+    if error:
+        return {"qid": qid, "run_index": run_index, "task": task, "label": gold,
+                "messages": [], "status": "error", "completed": False,
+                "stop_reason": "exception", "error": "ThrottlingException"}
+    vocabulary = [*gold, "aspirin", "heparin", "Sodium ", "potassium"]
+    answer = rng.sample(vocabulary, rng.randint(0, 3))
+    finish = {"id": f"call_{qid}_{run_index}", "type": "function",
+              "function": {"name": "ehr.finish",
+                           "arguments": orjson.dumps({"response": answer}).decode()}}
+    return {"qid": qid, "run_index": run_index, "task": task, "label": gold,
+            "status": "success", "completed": True, "stop_reason": "finish_tool_call",
+            "error": None,
+            "messages": [{"role": "system", "content": "You are an agent."},
+                         {"role": "user", "content": "question"},
+                         {"role": "assistant", "content": "", "tool_calls": [finish]},
+                         {"role": "tool", "content": "done", "tool_call_id": finish["id"]}]}
+
+
+def _set_f1(record: dict[str, Any]) -> float:
+    # The scoring rule of DESIGN.md, written out again here, independent of etl.scoring.
+    if record["status"] == "error":
+        return 0.0
+    gold = {str(x).strip().lower() for x in record["label"]}
+    call = record["messages"][2]["tool_calls"][0]
+    answer = orjson.loads(call["function"]["arguments"])["response"]
+    pred = {str(x).strip().lower() for x in answer}
+    hits = len(gold & pred)
+    if not pred or not hits:
+        return 0.0
+    precision, recall = hits / len(pred), hits / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def test_ingested_tree_leaderboard_matches_result_files(tmp_path: Path) -> None:
+    ingest = pytest.importorskip("etl.ingest")
+    rng = random.Random(11)
+    root = tmp_path / "tree"
+    run_dirs = {
+        "ehr_bench/agentic/full1800/claude_opus_4_6": True,
+        "ehr_bench/agentic/full1800/kimi_k2_5": True,
+        "ehr_bench/agentic/smoke20/claude_opus_4_6": False,
+        "_archive/ehr_bench_opus46_1800_pre_ssl_retry": False,
+    }
+    expected: dict[str, float] = {}
+    for run_id, on_board in run_dirs.items():
+        per_question: dict[str, list[float]] = {}
+        lines = []
+        for q in range(8):
+            qid = f"q{q}"
+            for run_index in range(1, rng.choice([1, 2]) + 1):
+                record = _record(rng, qid, run_index, "prescriptions",
+                                 rng.sample(["aspirin", "heparin", "sodium"], 2),
+                                 error=rng.random() < 0.15)
+                lines.append(orjson.dumps(record))
+                per_question.setdefault(qid, []).append(_set_f1(record))
+        (root / run_id).mkdir(parents=True)
+        (root / run_id / "results.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+        if on_board:
+            means = [sum(v) / len(v) for v in per_question.values()]
+            expected[run_id] = sum(means) / len(means)
+    db = tmp_path / "warehouse.duckdb"
+    ingest.run_ingest(root, db, ingest.IngestOptions(jobs=1, progress=False))
+    result = _run(["--db", str(db), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = orjson.loads(result.output)
+    assert {row["run_id"]: row["rank"] for row in rows} == {
+        run_id: 1 + sum(other > score for other in expected.values())
+        for run_id, score in expected.items()
+    }
+    for row in rows:
+        assert _close(row["score"], expected[row["run_id"]]), row
