@@ -7,6 +7,7 @@ the file open, and it can never change the warehouse."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +86,10 @@ def fetch_leaderboard(
     return list(listing.columns), rows
 
 
-def _fraction(value: float | None) -> str | None:
-    return None if value is None else f"{value:.3f}"
+def _fraction(value: float | None) -> Decimal | None:
+    # A Decimal prints exactly 3 decimals and still counts as a number, so the shared
+    # formatter right-aligns the column.
+    return None if value is None else Decimal(f"{value:.3f}")
 
 
 def readable_rows(
