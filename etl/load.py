@@ -34,9 +34,12 @@ def connect_new(path: Path, memory_limit: str = "1GB", threads: int = 2
     })
 
 
-def _extras_for(table: str) -> str:
+def _select_for(table: str) -> str:
+    """The staged columns that belong to the table: all of them but the staging extras the
+    table lacks (identifiers from schema/, never values from the data)."""
     own = set(arrow_schemas()[table].names)
-    return ", ".join(name for name in STAGING_EXTRAS if name not in own) or "rec_no"
+    extras = [name for name in STAGING_EXTRAS if name not in own]
+    return f"s.* EXCLUDE ({', '.join(extras)})" if extras else "s.*"
 
 
 def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
@@ -95,11 +98,11 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
         files = parquet(table, RESULT_KINDS)
         if files:
             con.execute(load_sql("children.sql").format(table=table,
-                                                        extras=_extras_for(table)),
+                                                        select=_select_for(table)),
                         {"files": files})
     score_files = parquet("question_scores", exclude=RESULT_KINDS)
     if score_files:
-        con.execute(load_sql("scores.sql").format(extras=_extras_for("question_scores")),
+        con.execute(load_sql("scores.sql").format(select=_select_for("question_scores")),
                     {"files": score_files})
     handled = {"results", *RESULT_CHILDREN, "files", "runs", "models", "model_aliases",
                "ingests"}
@@ -108,7 +111,7 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
             continue
         files = parquet(table)
         if files:
-            con.execute(load_sql("plain.sql").format(table=table, extras=_extras_for(table)),
+            con.execute(load_sql("plain.sql").format(table=table, select=_select_for(table)),
                         {"files": files})
     con.execute(load_sql("finish.sql"))
     for problem in disc.problems:
