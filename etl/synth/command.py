@@ -1,0 +1,50 @@
+"""`etl synth`: the click layer over etl.synth.generate."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from etl.synth.generate import SynthError, generate
+
+
+@click.command("synth")
+@click.argument("out", type=click.Path(path_type=Path, file_okay=True, dir_okay=True))
+@click.option("--scale", type=click.Choice(["demo", "full", "bench"]), default="demo",
+              show_default=True,
+              help="demo: a few questions per task, every file kind, seconds to build; "
+                   "full: the real question counts (1800/600/2703) with short trajectories; "
+                   "bench: full counts with realistic line sizes, about --bench-gb GB.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Same seed and scale give a byte-identical tree.")
+@click.option("--damage", is_flag=True,
+              help="Plant the damage real runs show (truncated lines, '}{', NaN, arrays, "
+                   "garbage, missing qid, invalid UTF-8) and benign oddities (CRLF, BOM, "
+                   "blank lines). Every planted line is listed in OUT.truth.json.")
+@click.option("--bench-gb", type=float, default=2.5, show_default=True,
+              help="Approximate total size of a --scale bench tree, in GB.")
+@click.option("--force", is_flag=True, help="Replace an existing OUT (and its siblings).")
+def synth(out: Path, scale: str, seed: int, damage: bool, bench_gb: float,
+          force: bool) -> None:
+    """Write a synthetic ClinSeek results tree at OUT.
+
+    Also writes OUT.external/ (the directory that OUT/agent_ehr_bench/agentic/subset600
+    links to, outside the tree) and OUT.truth.json (every run, file, line count, planted
+    damage, duplicate copy, archive lineage and summary disagreement), which tests use as
+    their oracle. Formats follow ../shared/docs/FORMATS.md; see docs/SYNTH.md.
+    """
+    started = time.monotonic()
+    try:
+        truth = generate(out, scale=scale, seed=seed, damage=damage, bench_gb=bench_gb,
+                         force=force, progress=scale != "demo")
+    except SynthError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc}") from None
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    click.echo(f"wrote {out}: {len(truth['runs'])} runs, {len(truth['files'])} files, "
+               f"{size / 1e6:.1f} MB (inside the tree) in {time.monotonic() - started:.1f}s; "
+               f"truth: {out}.truth.json", file=sys.stderr)

@@ -1,0 +1,54 @@
+"""Entry point of the generator: OUT, OUT.external and OUT.truth.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from etl.synth import spec
+from etl.synth.layout import EXTERNAL_SUBDIR, build, make_ctx
+from etl.synth.truth import build_truth
+from etl.synth.writer import Dir
+
+
+class SynthError(Exception):
+    """A user-facing problem (existing output, bad option); printed without a traceback."""
+
+
+def sibling_paths(out: Path) -> tuple[Path, Path]:
+    return Path(str(out) + ".external"), Path(str(out) + ".truth.json")
+
+
+def generate(out: Path, *, scale: str = "demo", seed: int = 0, damage: bool = False,
+             bench_gb: float = 2.5, force: bool = False, progress: bool = False
+             ) -> dict[str, Any]:
+    """Write a synthetic results tree at `out`; returns the truth (also written to
+    OUT.truth.json)."""
+    if scale not in spec.SCALES:
+        raise SynthError(f"unknown scale {scale!r}; choose one of {', '.join(spec.SCALES)}")
+    if bench_gb <= 0:
+        raise SynthError("--bench-gb must be positive")
+    external, truth_path = sibling_paths(out)
+    existing = [p for p in (out, external, truth_path) if p.exists() or p.is_symlink()]
+    if existing and not force:
+        raise SynthError(f"{existing[0]} already exists; pass --force to overwrite it")
+    for p in existing:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+    out.mkdir(parents=True)
+    external.mkdir()
+    ctx = make_ctx(seed, spec.SCALES[scale], damage, bench_gb, progress)
+    root = Dir(out, "", ctx.ledger)
+    # relative link from OUT/agent_ehr_bench/agentic/ to OUT.external/<subdir>
+    ext_target = os.path.join("..", "..", "..", external.name, EXTERNAL_SUBDIR)
+    build(ctx, root, Dir(external, "", ctx.ledger), ext_target)
+    truth = build_truth(seed=seed, scale=scale, damage=damage, external_dir=external.name,
+                        runs=ctx.runs, archives=ctx.archives, ledger=ctx.ledger)
+    truth_path.write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+    return truth

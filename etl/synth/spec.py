@@ -1,0 +1,136 @@
+"""What the synthetic tree contains: models, tasks, per-model quality and scale sizes.
+
+Quality numbers come from ../shared/docs/PAPER-NUMBERS.md (fractions, not percent) so that a
+synthetic leaderboard has the paper's model order and agentic-vs-oneshot delta signs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STAMP = "20260421T091517Z"  # the raw multi-model run stamp of the dataset README
+REGIONS = ("us-east-1", "us-west-2", "eu-central-1")
+
+BACKEND_IDS: dict[str, str] = {
+    "claude_opus_4_6": "us.anthropic.claude-opus-4-6-v1",
+    "claude_sonnet_4_6": "us.anthropic.claude-sonnet-4-6-v1",
+    "kimi_k2_5": "moonshotai.kimi-k2.5",
+    "qwen3_vl_235b": "qwen.qwen3-vl-235b-a22b",
+    "qwen3_235b": "qwen.qwen3-235b-a22b-2507-v1:0",
+    "glm_4_7": "zai.glm-4.7",
+    "minimax_m2_5": "minimax.minimax-m2.5",
+    "gpt_oss_120b": "openai.gpt-oss-120b-1:0",
+}
+ANTHROPIC = {"claude_opus_4_6", "claude_sonnet_4_6"}
+
+
+def slug(model: str) -> str:
+    """Raw multi-run directory names use dashes: claude-sonnet-4-6."""
+    return model.replace("_", "-")
+
+
+RISK_TASKS = (
+    "ED_Critical_Outcomes", "ED_Hospitalization", "ED_ICU_Tranfer_12hour",
+    "ED_Inpatient_Mortality", "ED_Reattendance_3day", "ICU_Mortality_1day",
+    "ICU_Mortality_2day", "ICU_Mortality_3day", "ICU_Mortality_7day", "ICU_Mortality_14day",
+    "ICU_Readmission", "ICU_Stay_7day", "ICU_Stay_14day", "Inpatient_Mortality",
+    "LengthOfStay_3day", "LengthOfStay_7day", "Readmission_30day", "Readmission_60day",
+)
+DECISION_TASKS = (
+    "admissions", "chartevents", "datetimeevents", "diagnoses_ccs", "diagnoses_icd",
+    "diagnosis", "diagnosis_ccs", "emar", "ingredientevents", "inputevents", "labevents",
+    "medrecon", "medrecon_atc", "microbiologyevents", "next_event", "omr", "outputevents",
+    "poe", "prescriptions", "prescriptions_atc", "procedureevents", "procedures_ccs",
+    "procedures_icd", "pyxis", "radiology", "services", "transfers",
+)
+AGENT_EHR_TASKS = (
+    "diagnoses_ccs", "labevents", "microbiologyevents", "prescriptions", "procedures_ccs",
+    "transfers",
+)
+MM_TASKS = (
+    "ehrxqa_table", "ehrxqa_image", "medmod_decompensation", "medmod_in_hospital_mortality",
+    "medmod_radiology", "medmod_phenotyping",
+)
+# ehrxqa_image is scored per CXR sub-task (the paper's columns); other tasks have one family.
+CXR_FAMILIES = ("cxr_finding_presence", "cxr_finding_enumeration", "cxr_change_comparison")
+MM_FAMILY = {
+    "ehrxqa_table": "ehr_table_qa",
+    "medmod_decompensation": "mortality_24h",
+    "medmod_in_hospital_mortality": "inpatient_mortality",
+    "medmod_radiology": "radiology_findings",
+    "medmod_phenotyping": "phenotype_ccs",
+}
+
+# (risk agentic, risk oneshot, decision agentic, decision oneshot), PAPER-NUMBERS.md
+TEXT_QUALITY: dict[str, tuple[float, float, float, float]] = {
+    "claude_opus_4_6": (0.907, 0.810, 0.448, 0.459),
+    "claude_sonnet_4_6": (0.900, 0.775, 0.359, 0.426),
+    "glm_4_7": (0.751, 0.704, 0.231, 0.386),
+    "minimax_m2_5": (0.867, 0.684, 0.210, 0.263),
+    "kimi_k2_5": (0.650, 0.799, 0.198, 0.288),
+    "qwen3_vl_235b": (0.679, 0.710, 0.191, 0.334),
+    "gpt_oss_120b": (0.754, 0.740, 0.166, 0.223),
+    "qwen3_235b": (0.660, 0.700, 0.180, 0.300),  # not in the paper: archive-only model
+}
+# presence, enumeration, change, mortality 24h, inpatient mortality, phenotype, overall
+_MM_COLS = ("cxr_finding_presence", "cxr_finding_enumeration", "cxr_change_comparison",
+            "mortality_24h", "inpatient_mortality", "phenotype_ccs", "overall")
+_MM_ROWS: dict[tuple[str, str], tuple[float, ...]] = {
+    ("claude_opus_4_6", "agentic"): (78.3, 43.6, 54.8, 92.0, 74.4, 45.5, 62.6),
+    ("claude_opus_4_6", "oneshot"): (55.2, 31.6, 38.0, 93.6, 69.6, 11.5, 47.5),
+    ("claude_sonnet_4_6", "agentic"): (79.5, 41.3, 51.5, 64.0, 68.8, 26.1, 54.9),
+    ("claude_sonnet_4_6", "oneshot"): (64.8, 29.7, 34.7, 90.4, 70.4, 13.8, 48.0),
+    ("kimi_k2_5", "agentic"): (61.4, 34.9, 43.8, 71.2, 62.4, 12.3, 46.9),
+    ("kimi_k2_5", "oneshot"): (56.3, 24.7, 35.0, 91.2, 87.2, 12.4, 47.5),
+    ("qwen3_vl_235b", "agentic"): (70.4, 35.7, 47.8, 79.2, 61.6, 6.0, 49.8),
+    ("qwen3_vl_235b", "oneshot"): (60.3, 21.1, 32.8, 87.2, 72.8, 6.6, 43.9),
+    # not in the paper (extra models of the raw five-model run): plausible, lower
+    ("glm_4_7", "agentic"): (60.0, 30.0, 40.0, 70.0, 60.0, 10.0, 44.0),
+    ("gpt_oss_120b", "agentic"): (55.0, 28.0, 38.0, 68.0, 58.0, 8.0, 41.0),
+}
+
+
+def text_quality(model: str, mode: str, group: str) -> float:
+    risk_ag, risk_os, dec_ag, dec_os = TEXT_QUALITY[model]
+    if group == "risk_prediction":
+        return risk_ag if mode == "agentic" else risk_os
+    return dec_ag if mode == "agentic" else dec_os
+
+
+def mm_quality(model: str, mode: str, family: str) -> float:
+    row = dict(zip(_MM_COLS, _MM_ROWS[(model, mode)], strict=True))
+    return row.get(family, row["overall"]) / 100.0
+
+
+TEXT_MODELS = ("claude_opus_4_6", "claude_sonnet_4_6", "glm_4_7", "minimax_m2_5", "kimi_k2_5",
+               "qwen3_vl_235b", "gpt_oss_120b")
+AGENT_EHR_MODELS = ("claude_opus_4_6", "claude_sonnet_4_6", "kimi_k2_5", "gpt_oss_120b")
+# agent_ehr_bench runs that predate the dotted tool names (ehr_load_ehr + user reminders)
+OLD_STYLE_AGENT_EHR = {"kimi_k2_5", "gpt_oss_120b"}
+MM_MODELS = ("claude_opus_4_6", "claude_sonnet_4_6", "kimi_k2_5", "qwen3_vl_235b")
+MM_RAW_MODELS = ("claude_sonnet_4_6", "glm_4_7", "gpt_oss_120b", "kimi_k2_5", "qwen3_vl_235b")
+SMOKE_MODELS = {"agentic": ("claude_opus_4_6", "gpt_oss_120b"),
+                "oneshot": ("claude_opus_4_6", "kimi_k2_5")}
+# one-shot runs written by the newer curated runner: region shards + region_map.json
+MM_ONESHOT_SHARDED = {"claude_opus_4_6", "kimi_k2_5"}
+MULTI_REGION_ONESHOT = {"claude_opus_4_6", "glm_4_7", "kimi_k2_5"}
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    name: str
+    ehr_per_task: int
+    agent_per_task: int
+    mm_counts: tuple[int, ...]  # questions per MM task, in MM_TASKS order
+    big: bool  # realistic line sizes (bench)
+
+
+def mm_split(total: int) -> tuple[int, ...]:
+    base, extra = divmod(total, len(MM_TASKS))
+    return tuple(base + (1 if i < extra else 0) for i in range(len(MM_TASKS)))
+
+
+SCALES: dict[str, Scale] = {
+    "demo": Scale("demo", 2, 3, (4, 4, 4, 4, 4, 4), False),
+    "full": Scale("full", 40, 100, mm_split(2703), False),
+    "bench": Scale("bench", 40, 100, mm_split(2703), True),
+}

@@ -1,0 +1,78 @@
+"""The truth file: what the generator planted, derived from the ledger of written lines.
+
+Winners follow DESIGN.md: lowest copy rank (merged < top-level < shard < steal < steal
+copy), then path order for equal ranks, then the last line (and last object of a line)
+within a file."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from etl.synth.records import normalized_set
+from etl.synth.writer import Copy, Ledger
+
+
+def _winner_key(c: Copy) -> tuple[int, str, int, int]:
+    return (c.rank, c.path, -c.line_no, -c.obj_idx)
+
+
+def winners(ledger: Ledger) -> dict[str, dict[tuple[str, int], Copy]]:
+    copies: dict[str, dict[tuple[str, int], list[Copy]]] = defaultdict(lambda: defaultdict(list))
+    for c in ledger.copies:
+        copies[c.run_id][(c.qid, c.run_index)].append(c)
+    return {run: {k: min(v, key=_winner_key) for k, v in keys.items()}
+            for run, keys in copies.items()}
+
+
+def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
+                runs: list[dict[str, Any]], archives: list[dict[str, Any]],
+                ledger: Ledger) -> dict[str, Any]:
+    win = winners(ledger)
+    out_runs = []
+    for run in runs:
+        w = win.get(run["run_id"], {})
+        status = {"success": 0, "incomplete": 0, "error": 0}
+        for c in w.values():
+            status[c.status] = status.get(c.status, 0) + 1
+        out_runs.append({**run, "n_results": len(w), "n_status": status})
+    groups: dict[tuple[str, str, int], list[Copy]] = defaultdict(list)
+    for c in ledger.copies:
+        groups[(c.run_id, c.qid, c.run_index)].append(c)
+    duplicates = []
+    for (run_id, qid, run_index), cs in sorted(groups.items()):
+        if len(cs) < 2:
+            continue
+        best = min(cs, key=_winner_key)
+        duplicates.append({
+            "run_id": run_id, "qid": qid, "run_index": run_index,
+            "copies": [{"path": c.path, "line_no": c.line_no}
+                       for c in sorted(cs, key=lambda c: (c.rank, c.path, c.line_no))],
+            "winner": {"path": best.path, "line_no": best.line_no}})
+    out_archives = []
+    for a in archives:
+        mine = win.get(a["run_id"], {})
+        theirs = win.get(a["superseded_by"] or "", {})
+        changed = []
+        for key in sorted(mine.keys() & theirs.keys()):
+            fields = []
+            if mine[key].status != theirs[key].status:
+                fields.append("status")
+            if normalized_set(mine[key].prediction) != normalized_set(theirs[key].prediction):
+                fields.append("prediction")
+            if fields:
+                changed.append({"qid": key[0], "run_index": key[1], "fields": fields})
+        out_archives.append({**a, "changed": changed})
+    return {
+        "seed": seed, "scale": scale, "external_dir": external_dir,
+        # the brief names both the --damage flag and the damage list "damage": the list wins
+        # (empty, so falsy, without --damage) and the flag is "damage_enabled"
+        "damage_enabled": damage,
+        "runs": sorted(out_runs, key=lambda r: r["run_id"]),
+        "files": sorted(ledger.files, key=lambda f: f["path"]),
+        "damage": sorted(ledger.damage, key=lambda d: (d["path"], d["line_no"] or 0)),
+        "duplicates": duplicates,
+        "archives": sorted(out_archives, key=lambda a: a["run_id"]),
+        "summary_disagreements": sorted(ledger.disagreements, key=lambda d: d["path"]),
+        "symlinks": sorted(ledger.symlinks, key=lambda s: s["path"]),
+    }
