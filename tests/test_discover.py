@@ -1,0 +1,149 @@
+"""Discover on hostile file systems: symlinks out of the root, loops, links to an ancestor of
+the root, dangling links, unreadable directories, special files and path-like data.
+
+Rules (docs/SAFETY.md):
+- a symlink to a directory outside the root is followed (the real tree links
+  agent_ehr_bench/agentic/subset600 outside), files keep their logical path and record the
+  real one;
+- a link back to a directory being walked, to the root, or to an ancestor of the root (`/`
+  included) is a loop: one `rejects` row, nothing under it is walked;
+- dangling links, unreadable directories and names that cannot be stat'ed are `rejects` rows;
+- FIFOs, sockets and devices are never opened;
+- nothing from the data (qids, names) is used to build a path to write to.
+Never a crash."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+import orjson
+import pytest
+
+from etl.discover import discover, file_id_for
+from etl.ingest import IngestOptions, run_ingest
+
+RUN = "ehr_bench/agentic/full1800/claude_opus_4_6"
+
+
+def _record(qid: str) -> bytes:
+    return orjson.dumps({"qid": qid, "run_index": 1, "task": "labevents", "label": ["a"],
+                         "status": "success", "completed": True, "messages": []})
+
+
+def _results(directory: Path, qids: list[str]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "results.jsonl").write_bytes(b"\n".join(_record(q) for q in qids) + b"\n")
+
+
+def _problems(root: Path) -> dict[str, str]:
+    return {p.path: p.error for p in discover(root).problems}
+
+
+def test_symlink_to_directory_outside_root_is_followed(tmp_path: Path) -> None:
+    root, outside = tmp_path / "tree", tmp_path / "elsewhere" / "subset600"
+    _results(outside / "kimi_k2_5", ["q1", "q2"])
+    (root / "agent_ehr_bench/agentic").mkdir(parents=True)
+    (root / "agent_ehr_bench/agentic/subset600").symlink_to(outside, target_is_directory=True)
+    disc = discover(root)
+    assert not disc.problems
+    [info] = disc.files
+    assert info.path == "agent_ehr_bench/agentic/subset600/kimi_k2_5/results.jsonl"
+    assert info.real_path == str((outside / "kimi_k2_5/results.jsonl").resolve())
+    assert info.run_id == "agent_ehr_bench/agentic/subset600/kimi_k2_5"
+    assert info.file_id == file_id_for(info.path)
+
+
+def test_file_reachable_twice_is_listed_once_under_its_link_path(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    raw = root / "mm_bench/agentic/full2703/_multi_eval_raw/full5_20260101T000000Z"
+    _results(raw / "kimi-k2-5", ["q1"])
+    (root / "mm_bench/agentic/full2703/kimi_k2_5").symlink_to(
+        "_multi_eval_raw/full5_20260101T000000Z/kimi-k2-5", target_is_directory=True)
+    (root / "mm_bench/agentic/full2703/kimi_k2_5_copy").symlink_to(
+        "kimi_k2_5", target_is_directory=True)
+    disc = discover(root)
+    # Three logical paths, one real file: the shortest path that is not inside
+    # _multi_eval_raw names it (and its run).
+    assert [(f.path, f.run_id) for f in disc.files] == [
+        ("mm_bench/agentic/full2703/kimi_k2_5/results.jsonl",
+         "mm_bench/agentic/full2703/kimi_k2_5")]
+    assert not disc.problems
+
+
+def test_symlink_loops_are_rejects(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    _results(root / RUN, ["q1"])
+    (root / RUN / "back").symlink_to("..", target_is_directory=True)
+    (root / RUN / "here").symlink_to(".", target_is_directory=True)
+    (root / "to_root").symlink_to(root, target_is_directory=True)
+    (root / "self").symlink_to("self")  # ELOOP when stat'ed
+    (root / "ping").symlink_to("pong")
+    (root / "pong").symlink_to("ping")
+    problems = _problems(root)
+    assert set(problems) == {f"{RUN}/back", f"{RUN}/here", "to_root", "self", "ping", "pong"}
+    assert "loop" in problems[f"{RUN}/back"] and "loop" in problems["to_root"]
+    assert [f.path for f in discover(root).files] == [f"{RUN}/results.jsonl"]
+
+
+def test_dangling_link_and_unreadable_directory_are_rejects(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    _results(root / RUN, ["q1"])
+    (root / RUN / "steal_01").symlink_to(tmp_path / "gone", target_is_directory=True)
+    (root / RUN / "merged_unique.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    problems = _problems(root)
+    assert set(problems) == {f"{RUN}/steal_01", f"{RUN}/merged_unique.jsonl"}
+    assert all("dangling" in e for e in problems.values())
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads directories whatever their mode")
+def test_unreadable_directory_is_a_reject(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    _results(root / RUN, ["q1"])
+    locked = root / "ehr_bench/agentic/full1800/locked_model"
+    _results(locked, ["q1"])
+    locked.chmod(0)
+    try:
+        problems = _problems(root)
+    finally:
+        locked.chmod(0o755)
+    assert list(problems) == ["ehr_bench/agentic/full1800/locked_model"]
+    assert "cannot list" in problems["ehr_bench/agentic/full1800/locked_model"]
+
+
+def test_fifo_named_like_a_results_file_is_never_opened(tmp_path: Path) -> None:
+    """Opening a FIFO for reading blocks forever; discover must not hand it to a reader."""
+    root = tmp_path / "tree"
+    _results(root / RUN, ["q1"])
+    os.mkfifo(root / RUN / "merged_unique.jsonl")
+    assert [f.path for f in discover(root).files] == [f"{RUN}/results.jsonl"]
+
+
+def test_ingest_of_a_hostile_file_system_completes_with_rejects(tmp_path: Path) -> None:
+    root, db = tmp_path / "tree", tmp_path / "warehouse.duckdb"
+    outside = tmp_path / "outside"
+    _results(outside, ["o1"])
+    _results(root / RUN, ["q1", "../../../../escape", "/abs/path"])
+    (root / "ehr_bench/agentic/full1800/linked").symlink_to(outside, target_is_directory=True)
+    (root / RUN / "loop").symlink_to("..", target_is_directory=True)
+    (root / RUN / "dangling").symlink_to(tmp_path / "missing")
+    os.mkfifo(root / RUN / "results_steal_01.jsonl")
+    before = set(tmp_path.rglob("*"))
+    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        results = con.execute("SELECT run_id, qid FROM results ORDER BY ALL").fetchall()
+        rejects = dict(con.execute("SELECT path, error FROM rejects").fetchall())
+        real = con.execute("SELECT real_path FROM files WHERE run_id = ?",
+                           ["ehr_bench/agentic/full1800/linked"]).fetchall()
+    finally:
+        con.close()
+    assert results == sorted([(RUN, "../../../../escape"), (RUN, "/abs/path"), (RUN, "q1"),
+                              ("ehr_bench/agentic/full1800/linked", "o1")])
+    assert set(rejects) == {f"{RUN}/loop", f"{RUN}/dangling"}
+    assert real == [(str((outside / "results.jsonl").resolve()),)]
+    # Path-like qids created nothing: new paths are only the database, its lock and cache.
+    created = {p.relative_to(tmp_path).parts[0] for p in set(tmp_path.rglob("*")) - before}
+    assert created == {"warehouse.duckdb", "warehouse.duckdb.lock", "warehouse.duckdb.cache"}
+    assert not Path("/abs/path").exists()
