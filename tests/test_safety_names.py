@@ -9,7 +9,6 @@ must still work."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import duckdb
