@@ -1,0 +1,496 @@
+"""`etl export --parquet DIR`: the warehouse as Parquet files that other engines read directly.
+
+Layout of DIR (Hive style, so Spark, Trino, Athena, ClickHouse and DuckDB need no loader):
+
+    manifest.json                         row counts, columns, partitions, source ingest
+    tables/<table>/data_0.parquet         small tables, one file each
+    tables/<table>/benchmark=../mode=../model=../data_0.parquet
+                                          per-result tables, partitioned by run keys
+    views/parquet/<view>/data_0.parquet   every view, materialised
+    views/<dialect>/<view>.sql            every view's SQL for duckdb, trino and spark
+
+The database is opened read-only (it works next to a BI tool holding the file) and the
+export is written to a temporary directory renamed into place at the end, so DIR is either
+the previous export or a complete new one, never half of each."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import duckdb
+import orjson
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
+
+from etl import __version__
+from etl.views import SQL_DIR, sql_files
+
+MANIFEST_NAME = "manifest.json"
+EXPORT_FORMAT = "clinseek-warehouse-parquet/1"
+PARTITION_COLUMNS: tuple[str, ...] = ("benchmark", "mode", "model")
+# Tables with one or more rows per result: big, and always filtered by run keys, so they are
+# split into benchmark / mode / model directories that engines prune without reading.
+PARTITIONED_TABLES: frozenset[str] = frozenset(
+    {"results", "messages", "tool_calls", "images", "question_scores"}
+)
+SOURCE_DIALECT = "duckdb"
+TARGET_DIALECTS: tuple[str, ...] = ("trino", "spark")
+DATA_FILE = "data_0.parquet"
+# Parquet has no 128-bit integer; DuckDB would write HUGEINT (what sum(BIGINT) returns) as
+# DOUBLE. Counts fit BIGINT, and an engine reading an integer column should see an integer.
+NARROWED_TYPES: dict[str, str] = {"HUGEINT": "BIGINT", "UHUGEINT": "BIGINT"}
+
+
+class ExportError(Exception):
+    """The export could not be written; the message says why."""
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    data_type: str
+    comment: str | None
+
+    def exported_type(self) -> str:
+        return NARROWED_TYPES.get(self.data_type, self.data_type)
+
+
+@dataclass(frozen=True)
+class ViewSource:
+    """A view's CREATE statement, parsed, and where the text came from."""
+
+    name: str
+    statement: exp.Create
+    origin: str  # "sql/<file>" or "database" (the text DuckDB stored)
+
+
+def _quote(identifier: str) -> str:
+    # Only names of our own tables, views and columns (read from the catalog) go through
+    # here, never values from the data.
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def _columns(con: duckdb.DuckDBPyConnection, relation: str) -> list[Column]:
+    rows = con.execute(
+        "SELECT column_name, data_type, comment FROM duckdb_columns() "
+        "WHERE table_name = ? AND database_name = current_database() ORDER BY column_index",
+        [relation],
+    ).fetchall()
+    return [Column(*row) for row in rows]
+
+
+def _names(con: duckdb.DuckDBPyConnection, catalog_function: str, name_column: str) -> list[str]:
+    rows = con.execute(
+        f"SELECT {name_column} FROM {catalog_function}() "
+        "WHERE NOT internal AND database_name = current_database() "
+        f"ORDER BY {name_column}"
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def user_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The warehouse's tables, by name."""
+    return _names(con, "duckdb_tables", "table_name")
+
+
+def user_views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The warehouse's views, by name."""
+    return _names(con, "duckdb_views", "view_name")
+
+
+def _select_list(columns: Iterable[Column], alias: str) -> list[str]:
+    items = []
+    for column in columns:
+        ref = f"{alias}.{_quote(column.name)}"
+        if column.exported_type() != column.data_type:
+            ref = f"CAST({ref} AS {column.exported_type()}) AS {_quote(column.name)}"
+        items.append(ref)
+    return items
+
+
+def _table_query(
+    table: str, columns: list[Column], partition_by: tuple[str, ...], runs_available: bool
+) -> str:
+    """SELECT for one table; partition columns the table lacks come from its run."""
+    names = {column.name for column in columns}
+    select = _select_list(columns, "t")
+    joins = ""
+    missing = [name for name in partition_by if name not in names]
+    if missing:
+        if not runs_available or "run_id" not in names:
+            raise ExportError(f"table {table} has no run_id to find its {', '.join(missing)}")
+        # runs.run_id is the primary key: one run per row, so the join never multiplies rows.
+        select += [f"r.{_quote(name)}" for name in missing]
+        joins = " LEFT JOIN runs AS r ON r.run_id = t.run_id"
+    return f"SELECT {', '.join(select)} FROM {_quote(table)} AS t{joins}"
+
+
+def _count(con: duckdb.DuckDBPyConnection, relation: str) -> int:
+    return con.execute(f"SELECT count(*) FROM {_quote(relation)}").fetchall()[0][0]
+
+
+def _parquet_rows(con: duckdb.DuckDBPyConnection, directory: Path) -> int:
+    files = sorted(str(path) for path in directory.rglob("*.parquet"))
+    if not files:
+        return 0
+    return con.execute("SELECT count(*) FROM read_parquet(?)", [files]).fetchall()[0][0]
+
+
+def _dir_bytes(directory: Path) -> tuple[int, int]:
+    files = [path for path in directory.rglob("*") if path.is_file()]
+    return len(files), sum(path.stat().st_size for path in files)
+
+
+def _column_entries(columns: Iterable[Column]) -> list[dict[str, Any]]:
+    return [
+        {"name": c.name, "type": c.exported_type(), "comment": c.comment} for c in columns
+    ]
+
+
+def export_table(
+    con: duckdb.DuckDBPyConnection, table: str, target: Path, runs_available: bool
+) -> dict[str, Any]:
+    """Write one table under `target` (a directory) and return its manifest entry."""
+    columns = _columns(con, table)
+    rows = _count(con, table)
+    partition_by = PARTITION_COLUMNS if table in PARTITIONED_TABLES and rows else ()
+    query = _table_query(table, columns, partition_by, runs_available)
+    relation = con.sql(query)
+    if partition_by:
+        relation.write_parquet(
+            str(target), compression="zstd", partition_by=list(partition_by), overwrite=True
+        )
+    else:
+        # An empty partitioned table is written as one empty file: a directory without files
+        # would make most engines fail instead of returning no rows.
+        target.mkdir(parents=True)
+        relation.write_parquet(str(target / DATA_FILE), compression="zstd")
+    written = _parquet_rows(con, target)
+    if written != rows:
+        raise ExportError(f"table {table}: {rows} rows in the database, {written} written")
+    exported_columns = list(columns)
+    names = {c.name for c in columns}
+    for name in partition_by:
+        if name not in names:
+            exported_columns.append(Column(name, "VARCHAR", f"Partition key: {name} of the run."))
+    n_files, n_bytes = _dir_bytes(target)
+    return {
+        "path": target.as_posix(),
+        "rows": rows,
+        "partition_by": list(partition_by),
+        "files": n_files,
+        "bytes": n_bytes,
+        "columns": _column_entries(exported_columns),
+    }
+
+
+def _is_view(statement: exp.Expression | None) -> bool:
+    return isinstance(statement, exp.Create) and str(statement.kind).upper() == "VIEW"
+
+
+def _sql_file_views(sql_dir: Path) -> dict[str, ViewSource]:
+    sources: dict[str, ViewSource] = {}
+    for path in sql_files(sql_dir):
+        try:
+            statements = sqlglot.parse(path.read_text(encoding="utf-8"), read=SOURCE_DIALECT)
+        except ParseError:
+            continue  # the view is then taken from the database's stored text
+        for statement in statements:
+            if _is_view(statement):
+                assert isinstance(statement, exp.Create)
+                name = statement.this.name
+                sources[name] = ViewSource(name, statement, f"sql/{path.name}")
+    return sources
+
+
+def _undo_duckdb_rewrites(node: exp.Expression) -> exp.Expression:
+    # DuckDB stores count(*) as count_star(), a name no other engine knows.
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "count_star":
+        return exp.Count(this=exp.Star())
+    return node
+
+
+def view_sources(
+    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR
+) -> tuple[list[ViewSource], list[str]]:
+    """Each view of the database with its SQL, in dependency order (a view after the views it
+    reads). The sql/ file text is preferred (it is what people wrote and read); when a view is
+    not in sql/ or its columns there differ from the database's (a database built by another
+    version), the text DuckDB stored is used. Returns (sources, problems)."""
+    from_files = _sql_file_views(sql_dir)
+    stored = dict(
+        con.execute(
+            "SELECT view_name, sql FROM duckdb_views() "
+            "WHERE NOT internal AND database_name = current_database()"
+        ).fetchall()
+    )
+    problems: list[str] = []
+    chosen: dict[str, ViewSource] = {}
+    for name in sorted(stored):
+        db_columns = [column.name for column in _columns(con, name)]
+        candidate = from_files.get(name)
+        if candidate is not None and candidate.statement.expression.named_selects == db_columns:
+            chosen[name] = candidate
+            continue
+        try:
+            statement = sqlglot.parse_one(stored[name], read=SOURCE_DIALECT)
+        except ParseError as error:
+            problems.append(f"view {name}: sqlglot cannot parse its SQL: {error}")
+            continue
+        if not _is_view(statement):
+            problems.append(f"view {name}: stored SQL is not a CREATE VIEW")
+            continue
+        statement = statement.transform(_undo_duckdb_rewrites)
+        statement.set("replace", True)
+        assert isinstance(statement, exp.Create)
+        chosen[name] = ViewSource(name, statement, "database")
+    return _dependency_order(chosen), problems
+
+
+def _dependency_order(sources: dict[str, ViewSource]) -> list[ViewSource]:
+    reads: dict[str, set[str]] = {}
+    for name, source in sources.items():
+        ctes = {cte.alias_or_name for cte in source.statement.find_all(exp.CTE)}
+        tables = {table.name for table in source.statement.expression.find_all(exp.Table)}
+        reads[name] = {t for t in tables - ctes if t in sources and t != name}
+    ordered: list[ViewSource] = []
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in done or name in path:  # a cycle cannot exist in DuckDB; guard anyway
+            return
+        for dependency in sorted(reads[name]):
+            visit(dependency, (*path, name))
+        done.add(name)
+        ordered.append(sources[name])
+
+    for name in sorted(sources):
+        visit(name, ())
+    return ordered
+
+
+def transpile_view(source: ViewSource, dialect: str) -> str:
+    """The view's CREATE statement in `dialect`; raises SqlglotError when sqlglot knows the
+    result would not mean the same thing there."""
+    sql = source.statement.sql(dialect=dialect, pretty=True, unsupported_level=ErrorLevel.RAISE)
+    header = (
+        f"-- View {source.name} for {dialect}, transpiled by sqlglot {sqlglot.__version__} from "
+        f"{source.origin} (DuckDB).\n"
+        "-- Reads the Parquet datasets of this export's tables/ directory registered as tables\n"
+        "-- of the same names; create the views in the order of manifest.json.\n"
+    )
+    return header + sql + ";\n"
+
+
+def export_views(
+    con: duckdb.DuckDBPyConnection, root: Path, sql_dir: Path = SQL_DIR
+) -> tuple[dict[str, Any], list[str]]:
+    """Materialise every view as Parquet and write its SQL per dialect; returns the manifest
+    entries (in dependency order) and the problems met (views not transpiled)."""
+    sources, problems = view_sources(con, sql_dir)
+    entries: dict[str, Any] = {}
+    for source in sources:
+        name = source.name
+        columns = _columns(con, name)
+        target = root / "views" / "parquet" / name
+        target.mkdir(parents=True)
+        query = f"SELECT {', '.join(_select_list(columns, 'v'))} FROM {_quote(name)} AS v"
+        con.sql(query).write_parquet(str(target / DATA_FILE), compression="zstd")
+        sql_paths: dict[str, str] = {}
+        for dialect in (SOURCE_DIALECT, *TARGET_DIALECTS):
+            try:
+                text = transpile_view(source, dialect)
+            except SqlglotError as error:
+                problems.append(f"view {name}: not transpiled to {dialect}: {error}")
+                continue
+            sql_path = root / "views" / dialect / f"{name}.sql"
+            sql_path.parent.mkdir(parents=True, exist_ok=True)
+            sql_path.write_text(text, encoding="utf-8")
+            sql_paths[dialect] = sql_path.relative_to(root).as_posix()
+        comment = con.execute(
+            "SELECT comment FROM duckdb_views() WHERE view_name = ? "
+            "AND database_name = current_database()",
+            [name],
+        ).fetchall()[0][0]
+        entries[name] = {
+            "path": target.relative_to(root).as_posix(),
+            "rows": _parquet_rows(con, target),
+            "comment": comment,
+            "sql_origin": source.origin,
+            "sql": sql_paths,
+            "columns": _column_entries(columns),
+        }
+    return entries, problems
+
+
+def _source_ingest(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
+    if "ingests" not in user_tables(con):
+        return None
+    cursor = con.execute("SELECT * FROM ingests ORDER BY finished_at DESC NULLS LAST LIMIT 1")
+    names = [d[0] for d in cursor.description]
+    rows = cursor.fetchall()
+    if not rows:
+        return None
+    return {
+        name: value.isoformat() if isinstance(value, dt.datetime) else value
+        for name, value in zip(names, rows[0], strict=True)
+    }
+
+
+def _write_export(con: duckdb.DuckDBPyConnection, db: Path, root: Path,
+                  sql_dir: Path) -> dict[str, Any]:
+    tables = user_tables(con)
+    runs_available = "runs" in tables
+    table_entries: dict[str, Any] = {}
+    for table in tables:
+        entry = export_table(con, table, root / "tables" / table, runs_available)
+        entry["path"] = Path(entry["path"]).relative_to(root).as_posix()
+        table_entries[table] = entry
+    view_entries, problems = export_views(con, root, sql_dir)
+    manifest = {
+        "format": EXPORT_FORMAT,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "tool_version": __version__,
+        "duckdb_version": duckdb.__version__,
+        "source": {
+            "database": str(db),
+            "database_bytes": db.stat().st_size,
+            "ingest": _source_ingest(con),
+        },
+        "partitioning": {
+            "style": "hive",
+            "columns": list(PARTITION_COLUMNS),
+            "null_value": "__HIVE_DEFAULT_PARTITION__",
+            "note": "Partition values are percent-encoded in directory names; partition "
+            "columns are not repeated inside the files.",
+        },
+        "tables": table_entries,
+        "views": view_entries,
+        "view_order": list(view_entries),
+        "problems": problems,
+    }
+    (root / MANIFEST_NAME).write_bytes(
+        orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    )
+    return manifest
+
+
+def _replace_directory(new: Path, target: Path) -> None:
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def _check_target(out: Path, replace: bool) -> None:
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ExportError(f"{out} exists and is not a directory")
+    if not any(out.iterdir()):
+        return
+    if not (out / MANIFEST_NAME).is_file():
+        # Never delete a directory this command did not write.
+        raise ExportError(f"{out} is not empty and holds no {MANIFEST_NAME}; "
+                          "choose a new or empty directory")
+    if not replace:
+        raise ExportError(f"{out} already holds an export; pass --replace to overwrite it")
+
+
+def export_parquet(
+    db: Path, out: Path, *, replace: bool = False, sql_dir: Path = SQL_DIR
+) -> dict[str, Any]:
+    """Export the warehouse `db` to `out` (see the module docstring); returns the manifest.
+    Raises ExportError with a readable message when it cannot."""
+    if not db.is_file():
+        raise ExportError(f"database {db} not found; build it with `etl ingest ROOT --db {db}`")
+    _check_target(out, replace)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temp = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    if temp.exists():
+        shutil.rmtree(temp)
+    temp.mkdir()
+    try:
+        try:
+            con = duckdb.connect(str(db), read_only=True)
+        except duckdb.Error as error:
+            raise ExportError(f"cannot open {db} read-only: {error}") from error
+        try:
+            manifest = _write_export(con, db, temp, sql_dir)
+        except duckdb.Error as error:
+            raise ExportError(f"export of {db} failed: {error}") from error
+        finally:
+            con.close()
+        if out.exists() and not any(out.iterdir()):
+            out.rmdir()
+        _replace_directory(temp, out)
+    finally:
+        if temp.exists():
+            shutil.rmtree(temp)
+    return manifest
+
+
+def _megabytes(n_bytes: int) -> str:
+    return f"{n_bytes / 1e6:.1f} MB"
+
+
+def summary_lines(manifest: dict[str, Any], out: Path) -> list[str]:
+    """What the command prints: counts, sizes against the database, problems."""
+    tables = manifest["tables"]
+    views = manifest["views"]
+    export_bytes = sum(t["bytes"] for t in tables.values())
+    _, total_bytes = _dir_bytes(out)
+    db_bytes = manifest["source"]["database_bytes"]
+    ratio = total_bytes / db_bytes if db_bytes else 0.0
+    lines = [
+        f"exported {len(tables)} tables ({sum(t['rows'] for t in tables.values())} rows) and "
+        f"{len(views)} views to {out}",
+        f"  size: {_megabytes(total_bytes)} on disk (tables {_megabytes(export_bytes)}), "
+        f"database {_megabytes(db_bytes)} ({ratio:.0%} of it)",
+        f"  view SQL for {', '.join((SOURCE_DIALECT, *TARGET_DIALECTS))} under "
+        f"{out / 'views'}; manifest {out / MANIFEST_NAME}",
+    ]
+    lines += [f"  warning: {problem}" for problem in manifest["problems"]]
+    return lines
+
+
+@click.command("export")
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default="warehouse.duckdb",
+    show_default=True,
+    help="Warehouse DuckDB file (opened read-only).",
+)
+@click.option(
+    "--parquet",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Directory to write the Parquet export to (created; see --replace).",
+)
+@click.option("--replace", is_flag=True, help="Overwrite an earlier export in that directory.")
+def export_command(db: Path, out: Path, replace: bool) -> None:
+    """Export every table and view as Parquet for Spark, Trino, Athena, ClickHouse or DuckDB.
+
+    Per-result tables (results, messages, tool_calls, images, question_scores) are
+    Hive-partitioned by benchmark / mode / model; the views are written as Parquet and as SQL
+    transpiled to the Trino and Spark dialects; manifest.json lists row counts, columns and
+    the ingest the database came from."""
+    try:
+        manifest = export_parquet(db, out, replace=replace)
+    except ExportError as error:
+        raise click.ClickException(str(error)) from error
+    for line in summary_lines(manifest, out):
+        click.echo(line)
