@@ -1,0 +1,268 @@
+"""Incremental re-ingest (DESIGN.md promise 5): an unchanged file is not parsed again (size,
+mtime and a content hash decide), a changed or new file is, a deleted file's rows
+disappear, and the result equals a full rebuild, table by table and view by view.
+
+Columns that legitimately differ between an incremental and a full build, and are left out
+of the comparison:
+- `ingests`: the incremental database carries the history of every earlier ingest (ids,
+  times, n_parsed_files); only the counts of the LAST row are compared.
+- `files.ingest_id` and `rejects.ingest_id`: the ingest that last PARSED the file, which is
+  an earlier ingest for a cached file by design.
+Every other column of every table and view must be equal. Floating-point numbers are compared
+to 12 significant digits: a view's sum over DOUBLEs may add the same rows in another order
+(DuckDB aggregates in parallel), which changes the last bit, not the number."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pytest
+
+from etl.ingest import IngestOptions, IngestSummary, run_ingest
+
+AGENTIC = "ehr_bench/agentic/full1800/claude_opus_4_6"
+ONESHOT = "ehr_bench/oneshot/full1800/kimi_k2_5"
+MM_RAW = "mm_bench/agentic/full2703/_multi_eval_raw/full5_20260101T000000Z/glm-4-7"
+MM_LINK = "mm_bench/agentic/full2703/glm_4_7"
+ARCHIVE = "_archive/ehr_bench_opus46_1800_pre_ssl_retry"
+IGNORED_COLUMNS = {"files": {"ingest_id"}, "rejects": {"ingest_id"}}
+
+
+def record(qid: str, run_index: int = 1, answer: list[str] | None = None,
+           task: str = "prescriptions") -> dict[str, Any]:
+    answer = ["aspirin"] if answer is None else answer
+    finish = {"id": f"c_{qid}", "type": "function",
+              "function": {"name": "ehr.finish",
+                           "arguments": orjson.dumps({"response": answer}).decode()}}
+    return {"qid": qid, "run_index": run_index, "task": task, "label": ["aspirin", "heparin"],
+            "status": "success", "completed": True, "stop_reason": "finish_tool_call",
+            "subject_id": 1000 + len(qid), "question": f"question {qid}",
+            "messages": [{"role": "user", "content": f"ask {qid}"},
+                         {"role": "assistant", "content": "", "tool_calls": [finish]},
+                         {"role": "tool", "content": "done", "tool_call_id": finish["id"]}]}
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]], tail: bytes = b"") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records) + tail)
+
+
+def build_tree(root: Path) -> None:
+    """Every copy kind, score and summary files, run metadata, damage, a symlinked run."""
+    write_jsonl(root / AGENTIC / "results.jsonl",
+                [record(f"q{i}") for i in range(6)], tail=b'{"qid": "q9", "trunc')
+    write_jsonl(root / AGENTIC / "us-east-1/results.jsonl", [record("q1", answer=["x"])])
+    (root / AGENTIC / "run.log").write_text("2026-01-01 INFO started\n")
+    (root / AGENTIC / "cmd.txt").write_text("python run.py --model opus\n")
+    write_jsonl(root / ONESHOT / "results.jsonl",
+                [record(f"q{i}", run_index=r) for i in range(4) for r in (1, 2)])
+    write_jsonl(root / MM_RAW / "us-west-2/results.jsonl",
+                [record(f"m{i}", task="medmod_phenotyping") for i in range(5)])
+    write_jsonl(root / MM_RAW / "us-west-2/results_steal_01.jsonl",
+                [record("m1", answer=["heparin"], task="medmod_phenotyping")])
+    write_jsonl(root / MM_RAW / "us-west-2/steal_01/results.jsonl",
+                [record("m1", answer=["heparin"], task="medmod_phenotyping")])
+    (root / MM_LINK).symlink_to(
+        "_multi_eval_raw/full5_20260101T000000Z/glm-4-7", target_is_directory=True)
+    scored = root / "mm_bench/agentic/scored/glm_4_7"
+    write_jsonl(scored / "rescored.jsonl",
+                [{"qid": f"m{i}", "run_index": 1, "task": "medmod_phenotyping",
+                  "route": "set_f1", "f1": 0.5, "precision": 0.5, "recall": 0.5,
+                  "correct": 0} for i in range(5)])
+    (scored / "summary_vocab.json").write_text(orjson.dumps(
+        {"total": 5, "unified_f1": 0.5, "per_task_unified": {
+            "medmod_phenotyping": {"count": 5, "f1": 0.5}}}).decode())
+    write_jsonl(root / ARCHIVE / "results.jsonl", [record(f"q{i}") for i in range(3)])
+
+
+def ingest(root: Path, db: Path, **options: Any) -> IngestSummary:
+    return run_ingest(root, db, IngestOptions(jobs=1, progress=False, **options))
+
+
+def parsed_paths(db: Path) -> set[str]:
+    """Files parsed by the ingest that built db (files.ingest_id is the parsing ingest)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {r[0] for r in con.execute(
+            "SELECT path FROM files WHERE loaded AND ingest_id = "
+            "(SELECT ingest_id FROM ingests ORDER BY started_at DESC LIMIT 1)").fetchall()}
+    finally:
+        con.close()
+
+
+def snapshot(db: Path) -> dict[str, list[tuple]]:
+    """Every table and view as sorted rows, without the columns that legitimately differ."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [r[0] for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
+            "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal"
+        ).fetchall()]
+        out: dict[str, list[tuple]] = {}
+        for name in sorted(names):
+            relation = con.table(name)
+            if name == "ingests":
+                relation = relation.order("started_at DESC").limit(1).select(
+                    "n_files, n_results, n_rejects, root, options")
+            else:
+                keep = [c for c in relation.columns if c not in IGNORED_COLUMNS.get(name, ())]
+                relation = relation.select(*[duckdb.ColumnExpression(c) for c in keep])
+            out[name] = sorted((tuple(_stable(v) for v in row) for row in relation.fetchall()),
+                               key=repr)
+        return out
+    finally:
+        con.close()
+
+
+def _stable(value: Any) -> Any:
+    return float(f"{value:.12g}") if isinstance(value, float) else value
+
+
+def assert_same_warehouse(incremental: Path, full: Path) -> None:
+    inc, ref = snapshot(incremental), snapshot(full)
+    assert sorted(inc) == sorted(ref)
+    for name in ref:
+        assert inc[name] == ref[name], f"{name} differs from the full rebuild"
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    build_tree(root)
+    return root
+
+
+def test_unchanged_tree_parses_nothing_and_keeps_the_file(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "warehouse.duckdb"
+    first = ingest(tree, db)
+    assert first.n_parsed == first.n_loadable > 0
+    before = db.stat()
+    again = ingest(tree, db)
+    assert again.unchanged and again.n_parsed == 0
+    after = db.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_touched_file_is_not_parsed_again(tree: Path, tmp_path: Path) -> None:
+    """Only mtime changed: the content hash says it is the same file."""
+    db = tmp_path / "warehouse.duckdb"
+    ingest(tree, db)
+    path = tree / AGENTIC / "results.jsonl"
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    summary = ingest(tree, db)
+    assert not summary.unchanged  # files.mtime_ns changed, so the database is rebuilt ...
+    assert summary.n_parsed == 0 and parsed_paths(db) == set()  # ... from the cache only
+    full = tmp_path / "full.duckdb"
+    ingest(tree, full)
+    assert_same_warehouse(db, full)
+
+
+def test_changed_new_and_deleted_files(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "warehouse.duckdb"
+    ingest(tree, db)
+    # Same size, new content, new mtime: the hash decides it changed.
+    oneshot = tree / ONESHOT / "results.jsonl"
+    old = oneshot.read_bytes()
+    new = old.replace(b'"question q0"', b'"question Q0"', 1)
+    assert new != old and len(new) == len(old)
+    oneshot.write_bytes(new)
+    st = oneshot.stat()
+    os.utime(oneshot, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    # Grown: a resumed writer appended a newer attempt of q2 and a new question.
+    agentic_top = tree / AGENTIC / "results.jsonl"
+    with agentic_top.open("ab") as fh:
+        fh.write(b"\n" + orjson.dumps(record("q2", answer=["heparin"])) + b"\n"
+                 + orjson.dumps(record("q7")) + b"\n")
+    # New file; deleted file (and the symlinked copy of the steal file).
+    write_jsonl(tree / AGENTIC / "eu-west-1/results.jsonl", [record("q8")])
+    (tree / MM_RAW / "us-west-2/results_steal_01.jsonl").unlink()
+    (tree / ARCHIVE / "results.jsonl").unlink()
+
+    summary = ingest(tree, db)
+    changed = {f"{ONESHOT}/results.jsonl", f"{AGENTIC}/results.jsonl",
+               f"{AGENTIC}/eu-west-1/results.jsonl"}
+    assert parsed_paths(db) == changed
+    assert summary.n_parsed == len(changed)
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT question FROM results WHERE run_id = ? AND qid = 'q0' "
+                           "ORDER BY run_index", [ONESHOT]).fetchall() == [
+            ("question Q0",), ("question q0",)]
+        assert con.execute("SELECT prediction FROM results WHERE run_id = ? AND qid = 'q2'",
+                           [AGENTIC]).fetchall() == [('["heparin"]',)]
+        assert con.execute("SELECT count(*) FROM results WHERE run_id = ? AND qid IN "
+                           "('q7', 'q8')", [AGENTIC]).fetchone() == (2,)
+        assert con.execute("SELECT count(*) FROM results WHERE run_id = ?",
+                           [ARCHIVE]).fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM files WHERE path LIKE ?",
+                           [f"{ARCHIVE}/%"]).fetchone() == (0,)
+        # The steal copy still holds m1; it is the only copy of that version now.
+        assert con.execute("SELECT f.kind FROM results r JOIN files f USING (file_id) "
+                           "WHERE r.run_id = ? AND r.qid = 'm1'",
+                           [MM_LINK]).fetchall() == [("results_shard",)]
+    finally:
+        con.close()
+
+    full = tmp_path / "full.duckdb"
+    ingest(tree, full)  # a database with no cache beside it: every file parsed
+    assert_same_warehouse(db, full)
+
+
+def test_full_flag_parses_everything_and_gives_the_same_tables(tree: Path,
+                                                                tmp_path: Path) -> None:
+    db = tmp_path / "warehouse.duckdb"
+    first = ingest(tree, db)
+    before = snapshot(db)
+    rebuilt = ingest(tree, db, full=True)
+    assert not rebuilt.unchanged
+    assert rebuilt.n_parsed == first.n_loadable
+    assert parsed_paths(db) == _loaded_paths(db)
+    assert snapshot(db) == before
+
+
+def test_parallel_staging_gives_the_same_tables(tree: Path, tmp_path: Path) -> None:
+    serial, parallel = tmp_path / "serial.duckdb", tmp_path / "parallel.duckdb"
+    ingest(tree, serial)
+    run_ingest(tree, parallel, IngestOptions(jobs=2, progress=False))
+    assert_same_warehouse(parallel, serial)
+
+
+def test_demo_tree_incremental_equals_full(demo_tree_if_available: Path,
+                                           tmp_path: Path) -> None:
+    """The synthetic demo tree (every file kind and planted damage): change one results
+    file, re-ingest incrementally, compare with a full rebuild."""
+    root = tmp_path / "tree"
+    shutil.copytree(demo_tree_if_available, root, symlinks=True)
+    db = tmp_path / "warehouse.duckdb"
+    ingest(root, db)
+    target = sorted(p for p in root.rglob("results.jsonl") if not p.is_symlink()
+                    and "_archive" not in p.parts)[0]
+    lines = target.read_bytes().splitlines(keepends=True)
+    target.write_bytes(b"".join(lines[: max(1, len(lines) // 2)]))
+    summary = ingest(root, db)
+    assert summary.n_parsed == 1
+    full = tmp_path / "full.duckdb"
+    ingest(root, full)
+    assert_same_warehouse(db, full)
+
+
+@pytest.fixture()
+def demo_tree_if_available(request: pytest.FixtureRequest) -> Path:
+    pytest.importorskip("etl.synth.command", reason="etl synth not available yet")
+    root, _ = request.getfixturevalue("demo_tree")
+    return root
+
+
+def _loaded_paths(db: Path) -> set[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {r[0] for r in con.execute("SELECT path FROM files WHERE loaded").fetchall()}
+    finally:
+        con.close()
