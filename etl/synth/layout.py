@@ -550,10 +550,10 @@ def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
     if scale.big:
         # shares of the byte budget, measured on generated trees (docs/SYNTH.md)
         budget = bench_gb * 1e9
-        sizes = Sizes(agentic=int(budget * 0.45 / 17000), oneshot=int(budget * 0.20 / 90000),
-                      mm_agentic=int(budget * 0.20 / 30000), mm_oneshot=int(budget * 0.04 / 16000),
+        sizes = Sizes(agentic=int(budget * 0.38 / 17000), oneshot=int(budget * 0.24 / 90000),
+                      mm_agentic=int(budget * 0.17 / 30000), mm_oneshot=int(budget * 0.04 / 16000),
                       heavy_tail=True)
-        image_bytes = int(budget * 0.10 / 30000 / 2.5)
+        image_bytes = int(budget * 0.08 / 30000 / 2.5)
     else:
         sizes = Sizes(agentic=900, oneshot=240, mm_agentic=500, mm_oneshot=200,
                       heavy_tail=False)

@@ -34,8 +34,8 @@ class Sizes:
     def draw(self, rng: random.Random, mean: int) -> int:
         if not self.heavy_tail:
             return int(mean * (0.5 + rng.random()))
-        # lognormal with sigma 1.1 (mean = median * e^0.605): a few lines run to megabytes
-        return int(min(mean * 60, mean / math.exp(0.605) * math.exp(rng.gauss(0.0, 1.1))))
+        # lognormal with sigma 1.3 (mean = median * e^0.845): a few lines run to megabytes
+        return int(min(mean * 60, mean / math.exp(0.845) * math.exp(rng.gauss(0.0, 1.3))))
 
 
 def plan_run(seed: int, key: str, questions: Sequence[Question],
