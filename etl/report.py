@@ -1,0 +1,570 @@
+"""`etl report --out report.html`: one self-contained HTML page to look at the warehouse.
+
+Leaderboards per benchmark and mode as bar charts with their 95% intervals, a model x task
+heatmap, agentic minus one-shot deltas, coverage gaps, reconciliation disagreements and
+rejected lines. Charts are inline SVG drawn here; the page has no script, no web font and
+no external reference (a Content-Security-Policy forbids any), so it opens offline and on
+air-gapped machines exactly as it was written. Every number comes from the views."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import duckdb
+
+from etl import __version__
+
+# Small read-only selects from the public views (the numbers are computed in sql/).
+QUERIES: dict[str, str] = {
+    "leaderboard": (
+        "SELECT benchmark, mode, model, coalesce(display_name, model) AS display_name, "
+        "n_questions, score, ci_low, ci_high, rank, split FROM leaderboard "
+        "ORDER BY benchmark, mode, rank, model"
+    ),
+    "by_task": (
+        "SELECT benchmark, mode, model, task, task_group, n_questions, score "
+        "FROM leaderboard_by_task ORDER BY benchmark, mode, task_group, task, model"
+    ),
+    "mode_delta": (
+        "SELECT benchmark, model, task_group, agentic_score, oneshot_score, delta "
+        "FROM mode_delta ORDER BY benchmark, task_group, model"
+    ),
+    "coverage": (
+        "SELECT run_id, benchmark, mode, split, model, expected_questions, present, missing, "
+        "errors, incomplete FROM coverage "
+        "WHERE NOT coalesce(is_archived, false) "
+        "AND (coalesce(missing, 0) > 0 OR errors > 0 OR incomplete > 0) ORDER BY run_id"
+    ),
+    "coverage_total": (
+        "SELECT count(*) FILTER (WHERE NOT coalesce(is_archived, false)), count(*) FROM coverage"
+    ),
+    "reconciliation": (
+        "SELECT r.run_id, r.scoring, r.task, r.metric, r.reported, r.recomputed, r.abs_diff, "
+        "r.status FROM summary_reconciliation AS r "
+        "WHERE r.status IN ('mismatch', 'damaged_source') ORDER BY r.status, r.run_id, r.metric"
+    ),
+    "reconciliation_status": (
+        "SELECT status, count(*) FROM summary_reconciliation GROUP BY status ORDER BY status"
+    ),
+    "rejects": (
+        "SELECT severity, count(*) FROM rejects GROUP BY severity ORDER BY severity"
+    ),
+    "reject_lines": (
+        "SELECT path, line_no, severity, error FROM rejects WHERE severity = 'error' "
+        "ORDER BY path, line_no LIMIT 50"
+    ),
+    "ingest": (
+        "SELECT ingest_id, finished_at, root, n_files, n_results, n_rejects FROM ingests "
+        "ORDER BY finished_at DESC NULLS LAST LIMIT 1"
+    ),
+}
+
+MODE_COLOURS = {"agentic": "#2563eb", "oneshot": "#d97706"}
+OTHER_COLOUR = "#6b7280"
+POSITIVE_COLOUR = "#059669"
+NEGATIVE_COLOUR = "#dc2626"
+# Heatmap scale: light (score 0) to dark blue (score 1).
+LOW_RGB = (239, 246, 255)
+HIGH_RGB = (30, 64, 175)
+
+BAR_LABEL_WIDTH = 170
+BAR_PLOT_WIDTH = 400
+BAR_HEIGHT = 18
+BAR_GAP = 8
+HEAT_CELL = 22
+HEAT_LABEL_WIDTH = 170
+HEAT_HEADER_MAX = 170
+LABEL_CHAR_WIDTH = 6.3  # px per character of 11px labels, to size rotated headers
+
+
+class ReportError(Exception):
+    """The report could not be written; the message says why."""
+
+
+@dataclass
+class ReportData:
+    db: Path
+    leaderboard: list[dict[str, Any]]
+    by_task: list[dict[str, Any]]
+    mode_delta: list[dict[str, Any]]
+    coverage: list[dict[str, Any]]
+    coverage_counts: tuple[int, int]
+    reconciliation: list[dict[str, Any]]
+    reconciliation_status: list[tuple[str, int]]
+    rejects: list[tuple[str, int]]
+    reject_lines: list[dict[str, Any]]
+    ingest: dict[str, Any] | None
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def load_report_data(db: Path) -> ReportData:
+    """Read what the report shows from the warehouse, opened read-only."""
+    if not db.is_file():
+        raise ReportError(f"database {db} not found; build it with `etl ingest ROOT --db {db}`")
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error as error:
+        raise ReportError(f"cannot open {db} read-only: {error}") from error
+    try:
+        ingest = _records(con, QUERIES["ingest"])
+        return ReportData(
+            db=db,
+            leaderboard=_records(con, QUERIES["leaderboard"]),
+            by_task=_records(con, QUERIES["by_task"]),
+            mode_delta=_records(con, QUERIES["mode_delta"]),
+            coverage=_records(con, QUERIES["coverage"]),
+            coverage_counts=tuple(con.execute(QUERIES["coverage_total"]).fetchall()[0]),
+            reconciliation=_records(con, QUERIES["reconciliation"]),
+            reconciliation_status=con.execute(QUERIES["reconciliation_status"]).fetchall(),
+            rejects=con.execute(QUERIES["rejects"]).fetchall(),
+            reject_lines=_records(con, QUERIES["reject_lines"]),
+            ingest=ingest[0] if ingest else None,
+        )
+    except duckdb.CatalogException as error:
+        raise ReportError(f"{db} lacks a view the report needs (built by an older ingest? "
+                          f"re-run `etl ingest`): {error}") from error
+    except duckdb.Error as error:
+        raise ReportError(f"cannot read {db}: {error}") from error
+    finally:
+        con.close()
+
+
+# ---------------------------------------------------------------- small helpers
+
+
+def esc(value: Any) -> str:
+    """Text of a value, escaped for HTML and SVG (attributes included)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def fmt_score(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def fmt_number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.6g}"
+
+
+def fmt_delta(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"
+
+
+class Slugs:
+    """Element ids from data values: only [a-z0-9-], and unique within the page."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def make(self, *parts: Any) -> str:
+        base = "-".join(re.sub(r"[^a-z0-9]+", "-", str(p).lower()).strip("-") or "x"
+                        for p in parts)
+        slug, n = base, 1
+        while slug in self.seen:
+            n += 1
+            slug = f"{base}-{n}"
+        self.seen.add(slug)
+        return slug
+
+
+def heat_colour(score: float | None) -> str:
+    if score is None:
+        return "#e5e7eb"
+    t = min(max(score, 0.0), 1.0)
+    r, g, b = (round(lo + (hi - lo) * t) for lo, hi in zip(LOW_RGB, HIGH_RGB, strict=True))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def _group(rows: Iterable[dict[str, Any]], *keys: str) -> dict[tuple, list[dict[str, Any]]]:
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
+    return groups
+
+
+# ---------------------------------------------------------------- charts
+
+
+def _axis(x0: float, width: float, y_top: float, y_bottom: float,
+          ticks: Sequence[float], lo: float, hi: float, fmt: str = "{:.1f}") -> list[str]:
+    parts = []
+    for tick in ticks:
+        x = x0 + (tick - lo) / (hi - lo) * width
+        parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{y_top}" '
+                     f'y2="{y_bottom}"/>')
+        parts.append(f'<text class="tick" x="{x:.1f}" y="{y_bottom + 14}" '
+                     f'text-anchor="middle">{fmt.format(tick)}</text>')
+    return parts
+
+
+def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> str:
+    """Horizontal bars of score per model with a 95% interval whisker, best first."""
+    top = 8
+    height = top + len(rows) * (BAR_HEIGHT + BAR_GAP) + 24
+    width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 70
+    x0 = BAR_LABEL_WIDTH
+
+    def x(value: float) -> float:
+        return x0 + min(max(value, 0.0), 1.0) * BAR_PLOT_WIDTH
+
+    colour = MODE_COLOURS.get(mode, OTHER_COLOUR)
+    parts = [f'<svg id="{chart_id}" class="chart leaderboard-chart" role="img" '
+             f'viewBox="0 0 {width} {height}">',
+             f"<title>Leaderboard {esc(mode)}: score with 95% interval</title>"]
+    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, [i / 5 for i in range(6)], 0, 1)
+    for i, row in enumerate(rows):
+        y = top + i * (BAR_HEIGHT + BAR_GAP)
+        score = row["score"] or 0.0
+        tip = (f"{row['display_name']} ({row['model']}): score {fmt_score(row['score'])}, "
+               f"95% CI [{fmt_score(row['ci_low'])}, {fmt_score(row['ci_high'])}], "
+               f"n = {row['n_questions']}, rank {row['rank']}")
+        parts.append(f'<g class="bar-row" data-model="{esc(row["model"])}">')
+        parts.append(f"<title>{esc(tip)}</title>")
+        parts.append(f'<text class="label" x="{x0 - 8}" y="{y + BAR_HEIGHT - 4}" '
+                     f'text-anchor="end">{esc(row["rank"])}. {esc(row["display_name"])}</text>')
+        parts.append(f'<rect class="bar" x="{x0}" y="{y}" width="{x(score) - x0:.1f}" '
+                     f'height="{BAR_HEIGHT}" fill="{colour}" data-model="{esc(row["model"])}" '
+                     f'data-score="{esc(row["score"])}" data-ci-low="{esc(row["ci_low"])}" '
+                     f'data-ci-high="{esc(row["ci_high"])}"/>')
+        if row["ci_low"] is not None and row["ci_high"] is not None:
+            lo, hi, mid = x(row["ci_low"]), x(row["ci_high"]), y + BAR_HEIGHT / 2
+            parts.append(
+                f'<path class="ci" d="M{lo:.1f},{mid - 5}V{mid + 5}M{lo:.1f},{mid}H{hi:.1f}'
+                f'M{hi:.1f},{mid - 5}V{mid + 5}"/>')
+        label_x = x(max(score, row["ci_high"] or 0.0)) + 6
+        parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}">'
+                     f'{fmt_score(row["score"])}</text>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def heatmap_chart(rows: list[dict[str, Any]], chart_id: str,
+                  display: dict[str, str]) -> str:
+    """Models (rows) x tasks (columns, grouped by task group), cell colour = score."""
+    tasks = sorted({(r["task_group"] or "", r["task"] or "") for r in rows})
+    models = sorted({r["model"] for r in rows}, key=lambda m: display.get(m, m).lower())
+    cells = {(r["model"], r["task"] or ""): r for r in rows}
+    longest = max((len(task) for _, task in tasks), default=0)
+    header = min(HEAT_HEADER_MAX, round(16 + longest * LABEL_CHAR_WIDTH * 0.87))
+    width = HEAT_LABEL_WIDTH + len(tasks) * HEAT_CELL + 60
+    height = header + len(models) * HEAT_CELL + 10
+    parts = [f'<svg id="{chart_id}" class="chart heatmap" role="img" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}">',
+             "<title>Score per model and task</title>"]
+    for j, (group, task) in enumerate(tasks):
+        cx = HEAT_LABEL_WIDTH + j * HEAT_CELL + HEAT_CELL / 2
+        parts.append(f'<text class="task-label" transform="translate({cx:.1f},'
+                     f'{header - 6}) rotate(-60)"><title>{esc(group)}</title>'
+                     f"{esc(task)}</text>")
+    for i, model in enumerate(models):
+        y = header + i * HEAT_CELL
+        parts.append(f'<text class="label" x="{HEAT_LABEL_WIDTH - 8}" y="{y + HEAT_CELL - 7}" '
+                     f'text-anchor="end">{esc(display.get(model, model))}</text>')
+        for j, (group, task) in enumerate(tasks):
+            row = cells.get((model, task))
+            score = row["score"] if row else None
+            x = HEAT_LABEL_WIDTH + j * HEAT_CELL
+            tip = (f"{display.get(model, model)} / {task} ({group}): "
+                   + (f"{fmt_score(score)} over {row['n_questions']} questions" if row
+                      else "no questions"))
+            parts.append(f'<rect class="cell" x="{x}" y="{y}" width="{HEAT_CELL - 1}" '
+                         f'height="{HEAT_CELL - 1}" fill="{heat_colour(score)}" '
+                         f'data-model="{esc(model)}" data-task="{esc(task)}" '
+                         f'data-score="{esc(score)}"><title>{esc(tip)}</title></rect>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def delta_chart(rows: list[dict[str, Any]], chart_id: str, display: dict[str, str]) -> str:
+    """Diverging bars of agentic minus one-shot overall score per model, centred on 0."""
+    magnitude = max([abs(r["delta"]) for r in rows if r["delta"] is not None] + [0.05])
+    bound = min(1.0, -(-magnitude * 10 // 1) / 10)  # round up to a tenth
+    top = 8
+    height = top + len(rows) * (BAR_HEIGHT + BAR_GAP) + 24
+    width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 70
+    x0 = BAR_LABEL_WIDTH
+
+    def x(value: float) -> float:
+        return x0 + (min(max(value, -bound), bound) + bound) / (2 * bound) * BAR_PLOT_WIDTH
+
+    ticks = [-bound, -bound / 2, 0.0, bound / 2, bound]
+    parts = [f'<svg id="{chart_id}" class="chart delta-chart" role="img" '
+             f'viewBox="0 0 {width} {height}">',
+             "<title>Agentic minus one-shot score per model</title>"]
+    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
+    for i, row in enumerate(rows):
+        y = top + i * (BAR_HEIGHT + BAR_GAP)
+        name = display.get(row["model"], row["model"])
+        parts.append(f'<g class="delta-row" data-model="{esc(row["model"])}">')
+        tip = (f"{name}: agentic {fmt_score(row['agentic_score'])}, one-shot "
+               f"{fmt_score(row['oneshot_score'])}, delta {fmt_delta(row['delta'])}")
+        parts.append(f"<title>{esc(tip)}</title>")
+        parts.append(f'<text class="label" x="{x0 - 8}" y="{y + BAR_HEIGHT - 4}" '
+                     f'text-anchor="end">{esc(name)}</text>')
+        delta = row["delta"]
+        if delta is None:
+            parts.append(f'<text class="value missing" x="{x(0) + 6:.1f}" '
+                         f'y="{y + BAR_HEIGHT - 4}">one mode missing</text>')
+        else:
+            left, right = sorted((x(0.0), x(delta)))
+            colour = POSITIVE_COLOUR if delta >= 0 else NEGATIVE_COLOUR
+            parts.append(f'<rect class="delta-bar" x="{left:.1f}" y="{y}" '
+                         f'width="{right - left:.1f}" height="{BAR_HEIGHT}" fill="{colour}" '
+                         f'data-model="{esc(row["model"])}" data-delta="{esc(delta)}"/>')
+            anchor, label_x = ("start", right + 6) if delta >= 0 else ("end", left - 6)
+            parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}" '
+                         f'text-anchor="{anchor}">{fmt_delta(delta)}</text>')
+        parts.append("</g>")
+    zero = x(0.0)
+    parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
+                 f'y2="{height - 22}"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def heat_legend() -> str:
+    stops = "".join(f'<stop offset="{t / 4:.2f}" stop-color="{heat_colour(t / 4)}"/>'
+                    for t in range(5))
+    return ('<svg class="legend" width="260" height="34" viewBox="0 0 260 34">'
+            f'<defs><linearGradient id="heat-scale">{stops}</linearGradient></defs>'
+            '<rect x="10" y="4" width="240" height="12" fill="url(#heat-scale)"/>'
+            '<text class="tick" x="10" y="30">0</text>'
+            '<text class="tick" x="130" y="30" text-anchor="middle">0.5</text>'
+            '<text class="tick" x="250" y="30" text-anchor="end">1</text></svg>')
+
+
+# ---------------------------------------------------------------- page
+
+
+def _table(columns: Sequence[str], rows: Iterable[Sequence[Any]], css: str = "") -> str:
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>"
+                   for row in rows)
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _leaderboard_section(data: ReportData, slugs: Slugs) -> str:
+    if not data.leaderboard:
+        return ('<section id="leaderboards"><h2>Leaderboards</h2><p class="empty">No '
+                "leaderboard rows: no current run of a full split has scores.</p></section>")
+    parts = ['<section id="leaderboards"><h2>Leaderboards</h2>',
+             '<p class="note">Current (not archived) runs of full splits. Score: mean over '
+             "questions of the per-question score (set F1, or the authors' unified score "
+             "for mm_bench); whiskers: 95% normal-approximation interval.</p>"]
+    # One row per benchmark, its modes side by side, so the two modes read against each other.
+    for (benchmark,), bench_rows in _group(data.leaderboard, "benchmark").items():
+        parts.append('<div class="grid">')
+        for (mode,), rows in _group(bench_rows, "mode").items():
+            chart_id = slugs.make("leaderboard", benchmark, mode)
+            splits = ", ".join(sorted({str(r["split"]) for r in rows}))
+            parts.append(f'<figure><figcaption><span class="mode {esc(mode)}">{esc(mode)}'
+                         f"</span> {esc(benchmark)} <small>({esc(splits)}, {len(rows)} models)"
+                         f"</small></figcaption>{leaderboard_chart(rows, chart_id, str(mode))}"
+                         "</figure>")
+        parts.append("</div>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _heatmap_section(data: ReportData, slugs: Slugs, display: dict[str, str]) -> str:
+    parts = ['<section id="heatmaps"><h2>Score per model and task</h2>', heat_legend()]
+    if not data.by_task:
+        parts.append('<p class="empty">No per-task scores.</p>')
+    for (benchmark, mode), rows in _group(data.by_task, "benchmark", "mode").items():
+        chart_id = slugs.make("heatmap", benchmark, mode)
+        parts.append(f'<figure class="scroll"><figcaption><span class="mode {esc(mode)}">'
+                     f"{esc(mode)}</span> {esc(benchmark)}</figcaption>"
+                     f"{heatmap_chart(rows, chart_id, display)}</figure>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _delta_section(data: ReportData, slugs: Slugs, display: dict[str, str]) -> str:
+    parts = ['<section id="mode-delta"><h2>Agentic vs one-shot</h2>',
+             '<p class="note">Overall agentic score minus one-shot score of the same model; '
+             "green: the agent scaffold helps.</p>"]
+    overall = [r for r in data.mode_delta if r["task_group"] == "overall"]
+    both = {b for (b,), rows in _group(overall, "benchmark").items()
+            if any(r["delta"] is not None for r in rows)}
+    if not both:
+        parts.append('<p class="empty">No benchmark has both modes for a model.</p>')
+    parts.append('<div class="grid">')
+    for (benchmark,), rows in _group(overall, "benchmark").items():
+        if benchmark not in both:
+            continue
+        rows = sorted(rows, key=lambda r: (r["delta"] is None, -(r["delta"] or 0.0)))
+        chart_id = slugs.make("delta", benchmark)
+        groups = [r for r in data.mode_delta
+                  if r["benchmark"] == benchmark and r["task_group"] != "overall"]
+        table = _table(["model", "task group", "agentic", "one-shot", "delta"],
+                       [(display.get(r["model"], r["model"]), r["task_group"],
+                         fmt_score(r["agentic_score"]), fmt_score(r["oneshot_score"]),
+                         fmt_delta(r["delta"])) for r in groups], "numbers")
+        parts.append(f"<figure><figcaption>{esc(benchmark)}</figcaption>"
+                     f"{delta_chart(rows, chart_id, display)}"
+                     f"<details><summary>per task group</summary>{table}</details></figure>")
+    parts.append("</div></section>")
+    return "".join(parts)
+
+
+def _warnings_section(data: ReportData) -> str:
+    current, total = data.coverage_counts
+    parts = ['<section id="warnings"><h2>Coverage and reconciliation</h2>',
+             f'<h3>Coverage <small>{len(data.coverage)} of {current} current runs incomplete '
+             f"({total} runs with archived)</small></h3>"]
+    if data.coverage:
+        parts.append(_table(
+            ["run", "expected", "present", "missing", "errors", "incomplete"],
+            [(r["run_id"], r["expected_questions"], r["present"], r["missing"], r["errors"],
+              r["incomplete"]) for r in data.coverage], "warning-table coverage-warnings"))
+    else:
+        parts.append('<p class="ok">Every current run has all its questions, without errors.</p>')
+    status = ", ".join(f"{esc(s)} {n}" for s, n in data.reconciliation_status) or "no summaries"
+    parts.append(f"<h3>Reconciliation with the authors' summaries <small>{status}</small></h3>")
+    if data.reconciliation:
+        per_run = _group(data.reconciliation, "run_id", "scoring", "status")
+        parts.append(_table(
+            ["run", "summary", "status", "numbers", "largest abs diff"],
+            [(run, scoring, status, len(rows),
+              fmt_number(max((r["abs_diff"] or 0.0) for r in rows)))
+             for (run, scoring, status), rows in per_run.items()],
+            "warning-table reconciliation-warnings"))
+        details = _table(
+            ["run", "scoring", "task", "metric", "reported", "recomputed", "abs diff", "status"],
+            [(r["run_id"], r["scoring"], r["task"], r["metric"], fmt_number(r["reported"]),
+              fmt_number(r["recomputed"]), fmt_number(r["abs_diff"]), r["status"])
+             for r in data.reconciliation], "numbers")
+        parts.append(f"<details><summary>every disagreeing number "
+                     f"({len(data.reconciliation)})</summary>{details}</details>")
+    else:
+        parts.append('<p class="ok">Every recomputable summary number matches the rows.</p>')
+    counts = ", ".join(f"{esc(s)} {n}" for s, n in data.rejects) or "none"
+    parts.append(f"<h3>Rejected lines <small>{counts}</small></h3>")
+    if data.reject_lines:
+        parts.append(_table(["file", "line", "severity", "error"],
+                            [(r["path"], r["line_no"], r["severity"], r["error"])
+                             for r in data.reject_lines], "warning-table reject-warnings"))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;
+margin:0;background:#f9fafb}
+header{background:#111827;color:#f9fafb;padding:18px 32px}header h1{margin:0;font-size:22px}
+header p{margin:4px 0 0;color:#d1d5db;font-size:13px}
+main{padding:8px 32px 40px;max-width:1320px}
+section{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:8px 20px 16px;
+margin:18px 0}
+h2{font-size:18px;margin:12px 0 6px}h3{font-size:15px;margin:16px 0 6px}
+small{color:#6b7280;font-weight:normal}
+figure{margin:14px 0}figcaption{font-weight:600;margin-bottom:4px}
+.scroll{overflow-x:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:4px 28px}
+svg.leaderboard-chart,svg.delta-chart{width:100%;height:auto;max-width:760px}
+.note{color:#4b5563;margin:2px 0 8px}.empty{color:#6b7280;font-style:italic}.ok{color:#047857}
+.mode{display:inline-block;border-radius:4px;padding:0 6px;color:#fff;font-size:12px;
+background:#6b7280}
+.mode.agentic{background:#2563eb}.mode.oneshot{background:#d97706}
+svg text{font-size:12px;fill:#111827}svg .tick{fill:#6b7280;font-size:11px}
+svg .grid{stroke:#e5e7eb}svg .zero{stroke:#374151}
+svg .ci{stroke:#111827;stroke-width:1.5;fill:none}svg .value{fill:#374151}
+svg .missing{fill:#9ca3af;font-style:italic}svg .task-label{font-size:11px}
+svg .cell:hover,svg .bar-row:hover .bar{stroke:#111827;stroke-width:1.5}
+table{border-collapse:collapse;margin:6px 0;font-size:12.5px}
+th,td{border-bottom:1px solid #e5e7eb;padding:3px 8px;text-align:left}
+th{background:#f3f4f6}
+.warning-table td{background:#fffbeb}
+"""
+
+# Nothing may be fetched: no script, no font, no image from elsewhere.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+def render_report(data: ReportData) -> str:
+    """The whole HTML page as text."""
+    display = {r["model"]: r["display_name"] for r in data.leaderboard}
+    slugs = Slugs()
+    ingest = data.ingest or {}
+    finished = ingest.get("finished_at")
+    if isinstance(finished, dt.datetime):
+        finished = finished.isoformat(sep=" ", timespec="seconds")
+    source = (f"ingest {esc(ingest.get('ingest_id'))} of {esc(ingest.get('root'))} "
+              f"({esc(finished)} UTC): {esc(ingest.get('n_results'))} results, "
+              f"{esc(ingest.get('n_files'))} files" if ingest else "no ingest recorded")
+    written = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return "".join([
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>ClinSeek evaluation report</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<header><h1>ClinSeek evaluation report</h1>",
+        f"<p>{esc(data.db.name)}: {source}. Written {written} by etl {esc(__version__)}.</p>",
+        "</header><main>",
+        _leaderboard_section(data, slugs),
+        _heatmap_section(data, slugs, display),
+        _delta_section(data, slugs, display),
+        _warnings_section(data),
+        "</main></body></html>\n",
+    ])
+
+
+def write_report(db: Path, out: Path) -> ReportData:
+    """Render the report of `db` into `out` (written to a temporary file, then renamed)."""
+    data = load_report_data(db)
+    page = render_report(data)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        temp.write_text(page, encoding="utf-8")
+        os.replace(temp, out)
+    except OSError as error:
+        raise ReportError(f"cannot write {out}: {error}") from error
+    finally:
+        temp.unlink(missing_ok=True)
+    return data
+
+
+@click.command("report")
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default="warehouse.duckdb",
+    show_default=True,
+    help="Warehouse DuckDB file (opened read-only).",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default="report.html",
+    show_default=True,
+    help="HTML file to write (one self-contained file).",
+)
+def report_command(db: Path, out: Path) -> None:
+    """Write one self-contained HTML report: leaderboards with intervals, a model x task
+    heatmap, agentic vs one-shot deltas, coverage gaps and reconciliation warnings.
+    It needs no network and no script to open."""
+    try:
+        data = write_report(db, out)
+    except ReportError as error:
+        raise click.ClickException(str(error)) from error
+    n_boards = len(_group(data.leaderboard, "benchmark", "mode"))
+    click.echo(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB): {n_boards} leaderboards, "
+               f"{len(data.coverage)} coverage and {len(data.reconciliation)} reconciliation "
+               "warnings")
