@@ -45,6 +45,7 @@ class PathProblem:
 
     path: str
     error: str
+    severity: str = "error"  # "repaired" when the path was recorded after a lossless fix
 
 
 @dataclass(slots=True)
@@ -136,7 +137,12 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
             problems.append(PathProblem(logical or ".", f"cannot list directory: {exc.strerror}"))
             return
         for entry in entries:
-            child_logical = f"{logical}/{entry.name}" if logical else entry.name
+            name = _text(entry.name)
+            child_logical = f"{logical}/{name}" if logical else name
+            if name != entry.name:
+                problems.append(PathProblem(
+                    child_logical, "name is not valid UTF-8; recorded with U+FFFD",
+                    "repaired"))
             child = directory / entry.name
             try:
                 st = child.stat()  # follows symlinks
@@ -149,6 +155,14 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                 continue
             if stat.S_ISDIR(st.st_mode):
                 key = (st.st_dev, st.st_ino)
+                if entry.is_symlink() and _contains(os.path.realpath(child), root_real):
+                    # A link to `/` or to any directory holding the root would walk the
+                    # whole file system (and the root again): a loop, not data.
+                    problems.append(PathProblem(
+                        child_logical,
+                        f"symlink loop: links to a directory that contains the root -> "
+                        f"{os.readlink(child)}"))
+                    continue
                 if key in ancestors:
                     problems.append(PathProblem(
                         child_logical, f"symlink loop -> {os.readlink(child)}"
@@ -156,11 +170,26 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                     continue
                 visit(child, child_logical, ancestors | {key})
             elif stat.S_ISREG(st.st_mode):
-                found.append((child_logical, child, os.path.realpath(child)))
+                found.append((child_logical, child, _text(os.path.realpath(child))))
 
     root_st = root.stat()
+    root_real = os.path.realpath(root)
     visit(root, "", frozenset({(root_st.st_dev, root_st.st_ino)}))
     return found
+
+
+def _text(name: str) -> str:
+    """File names are bytes on Linux; a name that is not UTF-8 arrives with surrogate
+    escapes, which cannot be stored as text. Keep it readable with U+FFFD instead."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _contains(directory: str, path: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
 def _logical_preference(logical: str) -> tuple[int, int, str]:

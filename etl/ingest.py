@@ -112,7 +112,7 @@ def _tree_signature(disc: Discovery) -> str:
         digest.update(orjson.dumps([f.path, f.kind, f.size_bytes, f.mtime_ns, f.run_id,
                                     f.real_path]))
     for p in disc.problems:
-        digest.update(orjson.dumps([p.path, p.error]))
+        digest.update(orjson.dumps([p.path, p.error, p.severity]))
     return digest.hexdigest()
 
 

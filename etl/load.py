@@ -116,8 +116,8 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
     con.execute(load_sql("finish.sql"))
     for problem in disc.problems:
         con.execute("INSERT INTO rejects (file_id, path, line_no, severity, error, excerpt, "
-                    "ingest_id) VALUES (NULL, ?, NULL, 'error', ?, NULL, ?)",
-                    [problem.path, problem.error, ingest["ingest_id"]])
+                    "ingest_id) VALUES (NULL, ?, NULL, ?, ?, NULL, ?)",
+                    [problem.path, problem.severity, problem.error, ingest["ingest_id"]])
     for hook in post_load:
         hook(con)
     counts = con.execute("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM "

@@ -96,11 +96,21 @@ def test_preferred_copy_wins_and_copies_are_counted(con, demo_tree):
 
 
 def test_children_belong_to_loaded_results(con):
-    for table in ("messages", "tool_calls", "question_scores"):
+    for table in ("messages", "tool_calls", "images"):
         orphans = con.execute(
             f"SELECT count(*) FROM {table} t ANTI JOIN results r "
             "USING (run_id, qid, run_index)").fetchone()[0]
         assert orphans == 0, table
+    # The project's own scores exist for exactly the loaded results; the authors' score
+    # files may score runs whose results are not in the tree (a rescoring archive).
+    assert con.execute("SELECT count(*) FROM question_scores WHERE scorer = 'set_f1'"
+                       ).fetchone()[0] == con.execute("SELECT count(*) FROM results").fetchone()[0]
+    orphan_runs = {r[0] for r in con.execute(
+        "SELECT DISTINCT run_id FROM question_scores t WHERE NOT EXISTS (SELECT 1 FROM "
+        "results r WHERE r.run_id = t.run_id AND r.qid = t.qid)").fetchall()}
+    runs_with_results = {r[0] for r in con.execute("SELECT DISTINCT run_id FROM results"
+                                                    ).fetchall()}
+    assert orphan_runs.isdisjoint(runs_with_results)
     # Each loaded result has exactly its own messages: counts agree.
     mismatched = con.execute(
         "SELECT count(*) FROM results r LEFT JOIN (SELECT run_id, qid, run_index, count(*) n "
