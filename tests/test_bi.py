@@ -90,8 +90,9 @@ def catalog(demo_db: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def engine(demo_db: Path):
-    # The URI a Superset user types; read_only so the BI tool never takes the write lock.
-    eng = sa.create_engine(f"duckdb:///{demo_db}", connect_args={"read_only": True})
+    # The URI docs/BI.md tells a Superset user to type: read-only, so the BI tool never takes
+    # the write lock.
+    eng = sa.create_engine(f"duckdb:///{demo_db}?access_mode=read_only")
     yield eng
     eng.dispose()
 
