@@ -9,6 +9,7 @@ import os
 import shutil
 import struct
 import subprocess
+import warnings
 import zlib
 from collections import Counter
 from html.parser import HTMLParser
@@ -26,6 +27,10 @@ from tests.conftest import run_etl
 ARTIFACTS = PROJECT_DIR / "build" / "test-artifacts"
 WINDOW = (1400, 2000)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
+
+
+class ArtifactNotice(UserWarning):
+    """Where a test left a file for people to look at."""
 
 
 class Elements(HTMLParser):
@@ -317,4 +322,5 @@ def test_report_renders_in_headless_chromium(report: dict[str, Any], tmp_path: P
     width, height, distinct = _png_pixels_vary(screenshot.read_bytes())
     assert (width, height) == WINDOW
     assert distinct > 64, "the screenshot looks blank"
-    print(f"\nreport screenshot: {screenshot}")
+    # A warning, so the path shows in the summary of a normal (captured) pytest run in CI.
+    warnings.warn(ArtifactNotice(f"report screenshot: {screenshot}"), stacklevel=1)
