@@ -17,18 +17,26 @@
 --     unified_<m> / per_task_unified.<m> = mean over set_f1, llm_judge and incomplete rows of
 --       m (set rows), the verdict correct as 1/0 (judge rows), 0 (incomplete rows);
 --     unified_count = those rows.
--- * summary_vocab (openresearcher_ehr/rescore_mm_vocab.py) from rows of scorer 'rescored'
---   (else 'scored'): the same, except that incomplete rows are left out of the len1 and
---   len2plus counts and means (they only count in unified_*), and the per-task len2plus map
---   is called per_task_len2plus_vocab.
--- * scores (clinseekagent/scoring/score_text.py) from question_scores rows of scorer
---   'per_question' of the run (else the project's 'set_f1' rows, task_type from results):
---   a question's precision / recall / f1 = mean over its runs; total = questions;
---   completed = questions with at least one run; runs = run rows;
---   precision / recall / f1 = mean over completed questions; tool_calls_avg / turns_avg =
---   mean over runs; per task (per_task), per task type (per_task_type) and overall.
--- * everything else (multi_summary files, vocab_threshold, browser_tool_pct, ...) is
---   not_recomputable.
+-- * summary_vocab (openresearcher_ehr/rescore_mm_vocab.py process_scored_file()) from rows of
+--   scorer 'rescored' (else 'scored'): the same, except that incomplete rows are left out of
+--   the len1 and len2plus counts and means (len1 = judge rows, len2plus = set rows; incomplete
+--   rows only count in unified_*, as zeros), and the per-task len2plus map is called
+--   per_task_len2plus_vocab. The rescorer writes no total / incomplete / *_raw numbers and its
+--   per_task_len1 entries hold count and accuracy only.
+-- * scores (clinseekagent/scoring/score_text.py, the payload it writes as summary.json; this
+--   project's trees name it scores.json) from question_scores rows of scorer 'per_question'
+--   of the run (else the project's 'set_f1' rows, task_type from results):
+--   a question's precision / recall / f1 = mean over its runs; total = questions (a question
+--   with runs [] counts); completed = questions with at least one run (not successful runs);
+--   runs = run rows; precision / recall / f1 = mean over completed questions;
+--   tool_calls_avg / turns_avg = mean over runs; per task (per_task), per task type
+--   (per_task_type, questions without one are in no group) and overall;
+--   prediction_sources.<source> (per_task / per_task_type) = runs whose prediction_source
+--   (question_scores.note) is that source.
+-- * not_recomputable: multi_summary files (row counts of a raw run, not scores),
+--   vocab_threshold (a setting), and browser_tool_pct: per_question.jsonl carries each
+--   run's browser_calls, but question_scores has no column for it (schema/15_scores_extra.sql),
+--   so the warehouse's per-question rows cannot give the share.
 --
 -- Percent or fraction: a summary file is read as percent when most of its non-zero rate
 -- numbers (accuracy, precision, recall, f1, subset match) exceed 1; recomputed is then
@@ -245,6 +253,8 @@ text_source AS (
     SELECT q.run_id, q.scorer, q.qid, q.run_index, coalesce(q.task, 'unknown') AS task,
            coalesce(q.task_type, r.task_type) AS task_type,
            q.precision, q.recall, q.f1, q.tool_calls, q.turns,
+           -- per_question rows keep each run's prediction_source in note
+           CASE WHEN q.scorer = 'per_question' THEN q.note END AS prediction_source,
            CASE WHEN q.run_index IS NULL THEN 0 ELSE 1 END AS is_run
     FROM question_scores AS q
     LEFT JOIN results AS r
@@ -307,7 +317,25 @@ text_long AS (
                        ('tool_calls_avg', 'mean'), ('turns_avg', 'mean'))
         AS n(metric, kind)
 ),
+text_sources AS (
+    -- per_task / per_task_type .prediction_sources.<source>: runs per prediction_source
+    -- (score_text.py counts every run's source; the overall block has no such map). Only
+    -- sources that are plain names, so 'prediction_sources.' || source is their json metric.
+    SELECT run_id, 'scores' AS scoring, scorer AS source_scorer,
+           CASE WHEN grouping(task) = 0 THEN task ELSE task_type END AS task,
+           count(DISTINCT qid) AS n_rows, 'count' AS kind,
+           CASE WHEN grouping(task) = 0 THEN 'per_task' ELSE 'per_task_type' END AS scope,
+           'prediction_sources.' || prediction_source AS metric, count(*)::DOUBLE AS value
+    FROM text_source
+    WHERE is_run = 1 AND regexp_matches(prediction_source, '^[A-Za-z_][A-Za-z0-9_\-]*$')
+    GROUP BY GROUPING SETS ((run_id, scorer, prediction_source, task),
+                            (run_id, scorer, prediction_source, task_type))
+    HAVING grouping(task) = 0 OR task_type IS NOT NULL
+),
 recomputed AS (
+    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    FROM text_sources
+    UNION ALL
     SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
     FROM mm_long
     UNION ALL
@@ -385,7 +413,7 @@ SELECT
     source_rejected_lines
 FROM compared;
 
-COMMENT ON VIEW summary_reconciliation IS 'Every number of every summary file (summary_metrics) next to the same number recomputed from the per-question score rows of the same run, the way the authors'' scorer computes it: summary.json from scored rows (incomplete rows count in len1 or len2plus by len_gold), summary_vocab.json from rescored rows (incomplete rows only in unified_*), scores.json from per_question rows (else set_f1 rows; question = mean over runs, task = mean over answered questions). Percent files are detected (most non-zero rates above 1) and recomputed is put on the reported scale. status: match (rates within 1e-4 as fractions, counts within 0.5, run means within 1e-4 relative), mismatch, damaged_source (differs, but the run''s score file lost lines to damage, so the rows are incomplete), not_recomputable (no per-question rows or no rule for this number).';
+COMMENT ON VIEW summary_reconciliation IS 'Every number of every summary file (summary_metrics) next to the same number recomputed from the per-question score rows of the same run, the way the authors'' scorer computes it: summary.json from scored rows (incomplete rows count in len1 or len2plus by len_gold), summary_vocab.json from rescored rows (incomplete rows only in unified_*), scores.json from per_question rows (else set_f1 rows; question = mean over runs, task = mean over answered questions, completed = questions with at least one run, prediction_sources = runs per prediction source); browser_tool_pct is not recomputable (question_scores keeps no browser-call counts). Percent files are detected (most non-zero rates above 1) and recomputed is put on the reported scale. status: match (rates within 1e-4 as fractions, counts within 0.5, run means within 1e-4 relative), mismatch, damaged_source (differs, but the run''s score file lost lines to damage, so the rows are incomplete), not_recomputable (no per-question rows or no rule for this number).';
 COMMENT ON COLUMN summary_reconciliation.run_id IS 'Run the summary describes (scored/<model> summaries belong to the full2703 run of the model).';
 COMMENT ON COLUMN summary_reconciliation.scoring IS 'summary, summary_vocab, scores or multi_summary.';
 COMMENT ON COLUMN summary_reconciliation.task IS 'Task (or task type) of the number; NULL for file-level numbers.';

@@ -16,7 +16,14 @@ from etl.synth import spec
 from etl.synth.content import Filler, Images, Question, mm_questions, stream, text_questions
 from etl.synth.plan import Sizes, plan_run
 from etl.synth.records import Plan, RecordMaker
-from etl.synth.scoring import mm_scored_row, mm_summary, summary_markdown, text_scores
+from etl.synth.scoring import (
+    mm_rescore,
+    mm_scored_rows,
+    mm_summary,
+    summary_markdown,
+    task_vocabularies,
+    text_scores,
+)
 from etl.synth.writer import Dir, JsonlFile, Ledger, dumps_ascii, dumps_utf8
 
 RAW = f"_multi_eval_raw/full5_{spec.STAMP}"
@@ -215,14 +222,17 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
     if aux:
         aux_files(d, run_id, model, "run_text.py", len(qs), mcp=True)
     if scores:
-        text_score_files(ctx, d, run_id, final)
+        text_score_files(ctx, d, run_id, final, qs)
     ctx.add_run(run_id, bench, "agentic", split, model,
                 expected_count(ctx, bench, split), archive)
     return final
 
 
-def text_score_files(ctx: Ctx, d: Dir, run_id: str, final: list[dict[str, Any]]) -> None:
-    scores, per_question = text_scores(final, ctx.questions)
+def text_score_files(ctx: Ctx, d: Dir, run_id: str, final: list[dict[str, Any]],
+                     qs: list[Question]) -> None:
+    """score_text.py over the run's benchmark questions (qs): scores.json (the payload the
+    script writes as summary.json) and per_question.jsonl."""
+    scores, per_question = text_scores(final, qs)
     if run_id == "ehr_bench/agentic/full1800/claude_opus_4_6":
         plant(ctx, d.path_of("scores.json"), scores, ("per_task_type", "decision_making", "f1"))
     d.write_json("scores.json", scores, "scores_json", run_id)
@@ -278,7 +288,7 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
     # the runner's merge step: shards concatenated in region order
     emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", run_id, True), top_recs, top_raw)
     if scores:
-        text_score_files(ctx, d, run_id, final)
+        text_score_files(ctx, d, run_id, final, qs)
     ctx.add_run(run_id, "ehr_bench", "oneshot", split, model,
                 expected_count(ctx, "ehr_bench", split), archive)
     return final
@@ -286,10 +296,16 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
 
 # ---- mm_bench ---------------------------------------------------------------------
 def mm_score_dir(ctx: Ctx, d: Dir, run_id: str, final: list[dict[str, Any]], vocab: bool,
-                 with_rows: bool, title: str, plant_keys: tuple[str, ...] | None) -> None:
-    rows = [mm_scored_row(r, vocab) for r in final]
-    rows.sort(key=lambda r: (r["qid"], r["run_index"]))
-    summary = mm_summary(rows, vocab)
+                 with_rows: bool, title: str, plant_keys: tuple[str, ...] | None,
+                 *, scorer_vocab: bool = True) -> None:
+    """A scored directory. vocab=False: score_multimodal.py output (scored.jsonl +
+    summary.json; scorer_vocab=False is a --no-vocab run). vocab=True: rescore_mm_vocab.py
+    run over that scored.jsonl (rescored.jsonl + summary_vocab.json)."""
+    rows = mm_scored_rows(final, vocab=scorer_vocab)
+    if vocab:
+        rows, summary = mm_rescore(rows, task_vocabularies(final))
+    else:
+        summary = mm_summary(rows, vocab=scorer_vocab)
     name = "summary_vocab" if vocab else "summary"
     if plant_keys:
         plant(ctx, d.path_of(f"{name}.json"), summary, plant_keys)
@@ -474,7 +490,7 @@ def archives(ctx: Ctx, root: Dir, current: dict[str, list[dict[str, Any]]]) -> N
     name = "mm_agentic_opus_scored_novocab"
     mm_score_dir(ctx, arc.sub(name), f"_archive/{name}",
                  current[f"mm_bench/agentic/full2703/{opus}"], False, True,
-                 "Claude Opus 4.6 agentic (no vocab)", None)
+                 "Claude Opus 4.6 agentic (no vocab)", None, scorer_vocab=False)
     ctx.add_run(f"_archive/{name}", "mm_bench", "agentic", "full2703", opus, len(ctx.mm_qs),
                 name)
     note(name, "mm_bench", "agentic", opus, "full2703", "scored_novocab", "rescoring",
