@@ -307,6 +307,35 @@ def test_text_scores_reconcile(tmp_path: Path) -> None:
     assert all(p.endswith("browser_tool_pct") for p in not_matching)
 
 
+def test_text_prediction_sources_reconcile(tmp_path: Path) -> None:
+    """score_text.py counts every run's prediction_source per task and task type."""
+    rng = random.Random(19)
+    records = per_question_records(rng, 60)
+    sources = ["finish_tool_call", "finish_tool_call", "no_prediction", "finish_parse_error"]
+    for r in records:
+        for run in r["runs"]:
+            run["prediction_source"] = rng.choice(sources)
+    con = warehouse()
+    load(con, tmp_path, "per_question.jsonl", "per_question", TEXT_RUN, jsonl(records))
+    scores = scores_of(records)
+    for scope, key in (("per_task", "task"), ("per_task_type", "task_type")):
+        for name, block in scores[scope].items():
+            runs = [x for r in records if r[key] == name for x in r["runs"]]
+            block["prediction_sources"] = {
+                s: sum(x["prediction_source"] == s for x in runs)
+                for s in sorted({x["prediction_source"] for x in runs})}
+    block = scores["per_task"]["labevents"]["prediction_sources"]
+    block["finish_tool_call"] += 1  # the planted disagreement
+    fid = load(con, tmp_path, "scores.json", "scores_json", TEXT_RUN, json.dumps(scores))
+    got = statuses(con, fid)
+    planted = "$.per_task.labevents.prediction_sources.finish_tool_call"
+    assert got[planted][0] == "mismatch"
+    assert got[planted][1] == got[planted][2] + 1
+    others = {p: s for p, (s, _, _) in got.items() if p != planted and s != "match"}
+    assert all(p.endswith("browser_tool_pct") for p in others)
+    assert sum("prediction_sources" in p for p in got) >= 6
+
+
 def test_ingested_demo_tree_flags_exactly_the_planted_disagreements(tmp_path: Path) -> None:
     try:
         from etl import ingest  # noqa: F401

@@ -22,6 +22,7 @@ KINDS = {"results_merged", "results_top", "results_shard", "results_steal",
          "results_steal_copy", "input", "scored", "rescored", "per_question", "summary",
          "summary_vocab", "scores_json", "multi_summary", "manifest", "status", "region_map",
          "cmd", "pid", "run_log", "mcp_log", "markdown", "text", "other"}
+M5 = ("precision", "recall", "f1", "accuracy", "subset_match")
 
 
 @pytest.fixture(scope="module")
@@ -249,6 +250,145 @@ def test_summary_disagreements_planted(tree: tuple[Path, dict[str, Any]]) -> Non
         for key in d["json_path"][2:].split("."):
             obj = obj[key]
         assert obj == d["reported"] != d["true"]
+
+
+def _files(truth: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [f for f in truth["files"] if f["kind"] == kind]
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in lines_of(path) if line.strip()]
+
+
+def _numbers(obj: Any, path: str = "$") -> dict[str, float]:
+    if isinstance(obj, dict):
+        return {k: v for key, child in obj.items() for k, v in _numbers(child, f"{path}.{key}")
+                .items()}
+    return {path: obj} if isinstance(obj, int | float) and not isinstance(obj, bool) else {}
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def _assert_same_numbers(path: str, got: dict[str, Any], want: dict[str, Any],
+                         planted: set[tuple[str, str]]) -> None:
+    g, w = _numbers(got), _numbers(want)
+    assert set(g) == set(w), (path, set(g) ^ set(w))
+    for jp, value in w.items():
+        if (path, jp) not in planted:
+            assert g[jp] == pytest.approx(value, abs=1e-9), (path, jp)
+
+
+def test_summary_vocab_is_the_rescorers(tree: tuple[Path, dict[str, Any]]) -> None:
+    """rescore_mm_vocab.process_scored_file(): len1 = judge rows (count, accuracy only),
+    len2plus = set rows, incomplete rows only in unified_*; no total / incomplete keys."""
+    out, truth = tree
+    planted = {(d["path"], d["json_path"]) for d in truth["summary_disagreements"]}
+    files = _files(truth, "summary_vocab")
+    assert files
+    for f in files:
+        rows = _jsonl(out / f["path"].replace("summary_vocab.json", "rescored.jsonl"))
+        by_route: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(
+            lambda: defaultdict(list))
+        for r in rows:
+            by_route[r["route"]][r["task"]].append(r)
+        judge, sets = by_route["llm_judge"], by_route["set_f1"]
+        uni: dict[str, list[dict[str, float]]] = defaultdict(list)
+        for r in rows:
+            v = {"llm_judge": float(bool(r.get("correct"))), "incomplete": 0.0}.get(r["route"])
+            uni[r["task"]].append({k: r[k] if v is None else v for k in M5})
+        all_sets = [r for v in sets.values() for r in v]
+        all_judge = [r for v in judge.values() for r in v]
+        all_uni = [x for v in uni.values() for x in v]
+        want = {
+            "len2plus_count": len(all_sets),
+            **{f"len2plus_{k}": _mean([r[k] for r in all_sets]) for k in M5},
+            "len1_count": len(all_judge),
+            "len1_accuracy": _mean([float(bool(r["correct"])) for r in all_judge]),
+            "per_task_len2plus_vocab": {t: {"count": len(v), **{k: _mean([r[k] for r in v])
+                                                               for k in M5}}
+                                        for t, v in sets.items()},
+            "per_task_len1": {t: {"count": len(v),
+                                  "accuracy": _mean([float(bool(r["correct"])) for r in v])}
+                              for t, v in judge.items()},
+            "unified_count": len(all_uni),
+            **{f"unified_{k}": _mean([x[k] for x in all_uni]) for k in M5[:4]},
+            "per_task_unified": {t: {"count": len(v), **{k: _mean([x[k] for x in v])
+                                                        for k in M5}}
+                                 for t, v in uni.items()},
+            "vocab_threshold": 0.55,
+        }
+        got = json.loads((out / f["path"]).read_text())
+        assert "total" not in got and "incomplete" not in got
+        _assert_same_numbers(f["path"], got, want, planted)
+
+
+def test_summary_json_is_the_scorers_aggregate(tree: tuple[Path, dict[str, Any]]) -> None:
+    """score_multimodal.aggregate(): incomplete rows count in len1 or len2plus by len_gold;
+    set rows' accuracy is the Jaccard overlap and subset_match set equality."""
+    out, truth = tree
+    planted = {(d["path"], d["json_path"]) for d in truth["summary_disagreements"]}
+    checked = 0
+    for f in _files(truth, "summary"):
+        scored = out / f["path"].replace("summary.json", "scored.jsonl")
+        if not scored.exists():
+            continue
+        checked += 1
+        rows = _jsonl(scored)
+        for r in rows:
+            if r["route"] == "set_f1":
+                p = {x.strip().lower() for x in r.get("prediction_strs_mapped",
+                                                       r["prediction_strs"]) if x.strip()}
+                g = {x.strip().lower() for x in r["gold_names"]}
+                assert r["accuracy"] == pytest.approx(len(p & g) / len(p | g))
+                assert r["subset_match"] == float(p == g)
+        l1: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in rows:
+            if r["route"] == "llm_judge" or (r["route"] == "incomplete" and r["len_gold"] < 2):
+                l1[r["task"]].append(r)
+        got = json.loads((out / f["path"]).read_text())
+        assert got["total"] == len(rows)
+        assert got["incomplete"] == sum(r["route"] == "incomplete" for r in rows)
+        assert got["len1_count"] == sum(len(v) for v in l1.values())
+        for t, v in l1.items():
+            entry = got["per_task_len1"][t]
+            correct = sum(bool(r["correct"]) for r in v if r["route"] == "llm_judge")
+            want = {"count": len(v), "incomplete": sum(r["route"] == "incomplete" for r in v)}
+            if (f["path"], f"$.per_task_len1.{t}.correct") not in planted:
+                want |= {"correct": correct, "accuracy": correct / len(v)}
+            assert {k: entry[k] for k in want} == pytest.approx(want)
+            subtypes = [r["judge_subtype"] for r in v if r["route"] == "llm_judge"]
+            assert entry["by_subtype"] == {s: subtypes.count(s) for s in set(subtypes)}
+    assert checked >= 3
+
+
+def test_text_scores_count_questions_like_score_text(tree: tuple[Path, dict[str, Any]]) -> None:
+    """score_text.py: per_question has every benchmark question of the run; completed counts
+    questions with at least one run, runs counts runs; no exact_match in the payload."""
+    out, truth = tree
+    runs = {r["run_id"]: r for r in truth["runs"]}
+    files = _files(truth, "scores_json")
+    assert files
+    for f in files:
+        records = _jsonl(out / f["path"].replace("scores.json", "per_question.jsonl"))
+        assert len({r["qid"] for r in records}) == len(records)
+        assert len(records) == runs[f["run_id"]]["expected_questions"]
+        got = json.loads((out / f["path"]).read_text())
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in records:
+            groups[("per_task", r["task"])].append(r)
+            groups[("per_task_type", r["task_type"])].append(r)
+        blocks = [(got["overall"], records)] + [(got[s][t], v) for (s, t), v in groups.items()]
+        for block, recs in blocks:
+            assert "exact_match" not in block
+            assert block["total"] == len(recs)
+            assert block["completed"] == sum(bool(r["runs"]) for r in recs)
+            assert block["runs"] == sum(len(r["runs"]) for r in recs)
+        for (scope, task), recs in groups.items():
+            sources = [x["prediction_source"] for r in recs for x in r["runs"]]
+            assert got[scope][task]["prediction_sources"] == {
+                s: sources.count(s) for s in set(sources)}
 
 
 def test_archives(tree: tuple[Path, dict[str, Any]]) -> None:
