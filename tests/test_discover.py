@@ -87,6 +87,20 @@ def test_symlink_loops_are_rejects(tmp_path: Path) -> None:
     assert [f.path for f in discover(root).files] == [f"{RUN}/results.jsonl"]
 
 
+def test_link_to_an_ancestor_of_the_root_is_a_loop_not_a_walk(tmp_path: Path) -> None:
+    """A link to `/` (or to any directory that contains the root) must not walk the whole
+    file system. Tested with the root's parent, which holds a file the walk must not see."""
+    root = tmp_path / "tree"
+    _results(root / RUN, ["q1"])
+    (tmp_path / "secret.jsonl").write_bytes(b"{}\n")
+    (tmp_path / "results.jsonl").write_bytes(_record("outside") + b"\n")
+    (root / RUN / "up").symlink_to(tmp_path, target_is_directory=True)
+    disc = discover(root)
+    assert [f.path for f in disc.files] == [f"{RUN}/results.jsonl"]
+    assert [p.path for p in disc.problems] == [f"{RUN}/up"]
+    assert "loop" in disc.problems[0].error
+
+
 def test_dangling_link_and_unreadable_directory_are_rejects(tmp_path: Path) -> None:
     root = tmp_path / "tree"
     _results(root / RUN, ["q1"])

@@ -9,6 +9,7 @@ must still work."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -155,3 +156,26 @@ def test_run_metadata_with_hostile_text_loads_as_data(hostile_db) -> None:
     _, db, _ = hostile_db
     values = {r[0] for r in _rows(db, "SELECT value FROM run_meta")}
     assert any("'; rm -rf /" in (v or "") for v in values), values
+
+
+def _non_utf8_tree(root: Path, names: list[bytes]) -> None:
+    base = os.fsencode(root / "ehr_bench/agentic/full1800")
+    for i, name in enumerate(names):
+        os.makedirs(os.path.join(base, name))
+        with open(os.path.join(base, name, b"results.jsonl"), "wb") as fh:
+            fh.write(_record(f"q{i}", task="labevents") + b"\n")
+
+
+def test_file_name_that_is_not_utf8_is_data_not_a_crash(tmp_path: Path) -> None:
+    """Linux names are bytes: a directory name that is not UTF-8 loads under its name
+    decoded with U+FFFD, with a `repaired` reject saying so; the other runs load too."""
+    root, db = tmp_path / "tree", tmp_path / "warehouse.duckdb"
+    _write(root / "ehr_bench/agentic/full1800/good_model/results.jsonl",
+           [_record("good", task="labevents")])
+    _non_utf8_tree(root, [b"bad\xff\xfe"])
+    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    assert _rows(db, "SELECT run_id, qid FROM results ORDER BY qid") == [
+        ("ehr_bench/agentic/full1800/good_model", "good"),
+        ("ehr_bench/agentic/full1800/bad\ufffd\ufffd", "q0")]
+    assert _rows(db, "SELECT path, severity FROM rejects") == [
+        ("ehr_bench/agentic/full1800/bad\ufffd\ufffd", "repaired")]
