@@ -82,7 +82,7 @@ def run_measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[flo
     sampler.join()
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
-        raise click.ClickException(f"{' '.join(cmd)} failed:\n{err[-2000:]}")
+        raise click.ClickException(f"{' '.join(cmd[:4])} ... failed:\n{err[-2000:]}")
     return seconds, peak / 1024, out
 
 
@@ -104,10 +104,11 @@ print(n)
 NAIVE = """
 import sys, duckdb
 con = duckdb.connect(sys.argv[1])
+con.execute("SET enable_progress_bar = false")
 con.execute("CREATE TABLE raw AS SELECT * FROM read_json_auto($files, union_by_name = true, "
             "ignore_errors = true, maximum_object_size = 1073741824, format = 'newline_delimited')",
             {"files": sys.argv[2:]})
-print(con.execute("SELECT count(*) FROM raw").fetchone()[0])
+print(con.execute("SELECT count(*) FROM raw").fetchall()[0][0])
 con.close()
 """
 
@@ -178,7 +179,7 @@ def _image_bytes(db: Path) -> int:
     import duckdb
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return int(con.execute("SELECT coalesce(sum(data_chars), 0) FROM images").fetchone()[0])
+        return int(con.execute("SELECT coalesce(sum(data_chars), 0) FROM images").fetchall()[0][0])
     finally:
         con.close()
 

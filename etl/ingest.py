@@ -273,10 +273,10 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
                             [dt.datetime.now(dt.UTC).replace(tzinfo=None), ingest_id])
                 summary.table_rows = _table_rows(con)
                 summary.n_duplicates = con.execute(
-                    "SELECT coalesce(sum(n_duplicates), 0) FROM files").fetchone()[0]
+                    "SELECT coalesce(sum(n_duplicates), 0) FROM files").fetchall()[0][0]
                 summary.n_rejected, summary.n_repaired = con.execute(
                     "SELECT count(*) FILTER (severity = 'error'), "
-                    "count(*) FILTER (severity = 'repaired') FROM rejects").fetchone()
+                    "count(*) FILTER (severity = 'repaired') FROM rejects").fetchall()[0]
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
