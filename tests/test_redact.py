@@ -18,6 +18,7 @@ import pytest
 
 from etl.ingest import IngestOptions, run_ingest
 from tests.conftest import run_etl
+from tests.test_incremental import _stable
 
 AGENTIC = "ehr_bench/agentic/full1800/claude_opus_4_6"
 ONESHOT = "ehr_bench/oneshot/full1800/claude_opus_4_6"
@@ -189,7 +190,7 @@ def test_ids_are_keyed_hashes(built: dict[str, Path]) -> None:
 
 
 def _everything(db: Path) -> dict[str, Any]:
-    """Row counts of every table, and every view in full (floats to 12 digits)."""
+    """Row counts of every table, and every view in full (floats as in test_incremental)."""
     con = _connect(db)
     try:
         out: dict[str, Any] = {}
@@ -199,8 +200,7 @@ def _everything(db: Path) -> dict[str, Any]:
         for (name,) in con.execute("SELECT view_name FROM duckdb_views() "
                                    "WHERE schema_name = 'main' AND NOT internal").fetchall():
             rows = con.table(name).fetchall()
-            out[name] = sorted((tuple(float(f"{v:.12g}") if isinstance(v, float) else v
-                                      for v in row) for row in rows), key=repr)
+            out[name] = sorted((tuple(_stable(v) for v in row) for row in rows), key=repr)
         return out
     finally:
         con.close()
