@@ -49,7 +49,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/etl bench --data bench-data
 
-report: $(STAMP)
+report: ingest
 	$(BIN)/etl report --db $(DB) --out report.html
 
 clean:

@@ -24,7 +24,7 @@ STORAGE_VERSION = "v1.5.0"
 RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores")
 
 
-def connect_new(path: Path, memory_limit: str = "1GB", threads: int = 2
+def connect_new(path: Path, memory_limit: str = "400MB", threads: int = 2
                 ) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(str(path), config={
         "storage_compatibility_version": STORAGE_VERSION,
