@@ -33,3 +33,10 @@ FULL OUTER JOIN oneshot AS o
 
 COMMENT ON VIEW mode_delta IS 'Agentic minus one-shot score per (benchmark, model, task_group), with task_group = ''overall'' for the whole run: scores are leaderboard / leaderboard_by_group scores (micro means of per-question scores; set_f1 for text benchmarks, authors'' unified scored/rescored rows for mm_bench where present). A side missing in one mode keeps its row with the other score NULL and delta NULL. No interval.';
 COMMENT ON COLUMN mode_delta.delta IS 'agentic_score - oneshot_score (fraction points); NULL when either side is missing.';
+COMMENT ON COLUMN mode_delta.benchmark IS 'Benchmark of the two runs compared.';
+COMMENT ON COLUMN mode_delta.model IS 'Canonical model key (see models).';
+COMMENT ON COLUMN mode_delta.task_group IS 'Task group (risk_prediction / decision_making, or the multimodal task family), or overall for the whole run.';
+COMMENT ON COLUMN mode_delta.agentic_score IS 'Score of the agentic run (leaderboard / leaderboard_by_group), a fraction in [0, 1]; NULL when there is no agentic run.';
+COMMENT ON COLUMN mode_delta.oneshot_score IS 'Score of the one-shot run (leaderboard / leaderboard_by_group), a fraction in [0, 1]; NULL when there is no one-shot run.';
+COMMENT ON COLUMN mode_delta.agentic_n_questions IS 'Distinct questions behind agentic_score; NULL when there is no agentic run.';
+COMMENT ON COLUMN mode_delta.oneshot_n_questions IS 'Distinct questions behind oneshot_score; NULL when there is no one-shot run.';

@@ -37,3 +37,13 @@ COMMENT ON COLUMN coverage.present IS 'Distinct questions with at least one resu
 COMMENT ON COLUMN coverage.missing IS 'expected_questions - present, floored at 0; NULL when expected_questions is unknown.';
 COMMENT ON COLUMN coverage.errors IS 'Result rows (qid, run_index) with status error.';
 COMMENT ON COLUMN coverage.incomplete IS 'Result rows (qid, run_index) with status incomplete.';
+COMMENT ON COLUMN coverage.run_id IS 'Run id: logical path of the run directory (see runs); archived runs included.';
+COMMENT ON COLUMN coverage.expected_questions IS 'Questions the split should hold (1800, 600, 2703, 20, ...); NULL when the split does not say.';
+COMMENT ON COLUMN coverage.n_results IS 'All result rows (qid, run_index) of the run; several per question when questions were run more than once.';
+COMMENT ON COLUMN coverage.error_questions IS 'Distinct questions with at least one result row of status error (a count of questions, not of rows).';
+COMMENT ON COLUMN coverage.benchmark IS 'Benchmark of the run; NULL when unknown (archives whose name cannot be read).';
+COMMENT ON COLUMN coverage.mode IS 'agentic or oneshot; NULL when unknown.';
+COMMENT ON COLUMN coverage.split IS 'Split as named by the directory: smoke20, full1800, subset600, full2703, ...';
+COMMENT ON COLUMN coverage.model IS 'Canonical model key (see models).';
+COMMENT ON COLUMN coverage.is_archived IS 'True for runs under _archive/.';
+COMMENT ON COLUMN coverage.archive_name IS 'Directory name under _archive/; NULL for current runs.';

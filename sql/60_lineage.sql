@@ -103,6 +103,23 @@ SELECT
 FROM archived AS ar
 LEFT JOIN ranked AS rk ON rk.archived_run_id = ar.archived_run_id AND rk.pick = 1;
 COMMENT ON VIEW archive_match IS 'Each archived run with the fields its name gives and the current run it is compared with (NULL when none matches): same benchmark, model and split, mode from the name or else from the results; of several candidates the one sharing most questions.';
+COMMENT ON COLUMN archive_match.archived_run_id IS 'Run id of the archived run, _archive/<name> (see runs).';
+COMMENT ON COLUMN archive_match.archive_name IS 'Directory name under _archive/ exactly as found.';
+COMMENT ON COLUMN archive_match.benchmark IS 'Benchmark the archive name states; NULL when it cannot be read.';
+COMMENT ON COLUMN archive_match.mode IS 'agentic or oneshot: from the name, else inferred from the results (see mode_source); NULL when neither says.';
+COMMENT ON COLUMN archive_match.mode_source IS 'Where mode comes from: name, results (one-shot records say ok, agentic ones success/incomplete) or NULL (unknown).';
+COMMENT ON COLUMN archive_match.model IS 'Canonical model key the name resolves to (see models); NULL when the name has none.';
+COMMENT ON COLUMN archive_match.model_alias IS 'Model part of the archive name exactly as written (opus46).';
+COMMENT ON COLUMN archive_match.split IS 'Split the name states (smoke20, full1800, ...); NULL when none.';
+COMMENT ON COLUMN archive_match.size IS 'Question count the name states (20 for smoke20); NULL when none.';
+COMMENT ON COLUMN archive_match.match_split IS 'Split a current run must have to be compared with this archive.';
+COMMENT ON COLUMN archive_match.reason IS 'Why it was archived: retry, salvage, early, rescoring, partial, duplicate, superseded; NULL when unknown.';
+COMMENT ON COLUMN archive_match.reason_tag IS 'Leftover words of the archive name as written (pre_ssl_retry, ...).';
+COMMENT ON COLUMN archive_match.parsed_by IS 'rules, override (etl/archive_overrides.json) or unparsed (name not readable).';
+COMMENT ON COLUMN archive_match.n_archived_results IS 'Result rows (qid, run_index) of the archived run; 0 when it kept only score files.';
+COMMENT ON COLUMN archive_match.current_run_id IS 'The current (not archived) run it is compared with; NULL when none matches.';
+COMMENT ON COLUMN archive_match.n_candidates IS 'Current runs that matched benchmark, model, split and mode (the best is current_run_id); 0 when none.';
+COMMENT ON COLUMN archive_match.n_shared IS 'Result rows (qid, run_index) present in both the archived run and current_run_id.';
 
 -- Per question, archived against current: what the retry fixed and what it broke.
 CREATE OR REPLACE VIEW archive_diff AS
@@ -199,6 +216,23 @@ SELECT
 FROM paired AS p
 JOIN archive_match AS m ON m.archived_run_id = p.archived_run_id;
 COMMENT ON VIEW archive_diff IS 'One row per (archived run, qid, run_index) present in the archive or in the current run that superseded it: status, prediction and set_f1 on both sides and the change: fixed (now success), broke (no longer success), improved / regressed (set_f1 up / down), changed (other difference), same, only_archived, only_current.';
+COMMENT ON COLUMN archive_diff.archived_run_id IS 'Run id of the archived run (see archive_match).';
+COMMENT ON COLUMN archive_diff.archive_name IS 'Directory name under _archive/.';
+COMMENT ON COLUMN archive_diff.current_run_id IS 'The current run the archive is compared with (see archive_match).';
+COMMENT ON COLUMN archive_diff.qid IS 'Question id.';
+COMMENT ON COLUMN archive_diff.run_index IS '1-based run number of the question.';
+COMMENT ON COLUMN archive_diff.task IS 'Task of the question (from the current run when it has it, else from the archive).';
+COMMENT ON COLUMN archive_diff.archived_status IS 'Status in the archived run (success, incomplete, error); NULL when absent there.';
+COMMENT ON COLUMN archive_diff.current_status IS 'Status in the current run (success, incomplete, error); NULL when absent there.';
+COMMENT ON COLUMN archive_diff.archived_prediction IS 'Prediction (finish response as JSON text) in the archived run; NULL when none.';
+COMMENT ON COLUMN archive_diff.current_prediction IS 'Prediction (finish response as JSON text) in the current run; NULL when none.';
+COMMENT ON COLUMN archive_diff.archived_f1 IS 'set_f1 score in the archived run, a fraction in [0, 1]; NULL when absent.';
+COMMENT ON COLUMN archive_diff.current_f1 IS 'set_f1 score in the current run, a fraction in [0, 1]; NULL when absent.';
+COMMENT ON COLUMN archive_diff.f1_delta IS 'current_f1 - archived_f1 (fraction points, in [-1, 1]); NULL when either is absent.';
+COMMENT ON COLUMN archive_diff.status_changed IS 'True when present on both sides with different statuses.';
+COMMENT ON COLUMN archive_diff.prediction_changed IS 'True when present on both sides with different predictions.';
+COMMENT ON COLUMN archive_diff.score_changed IS 'True when present on both sides with set_f1 differing (compared at 9 decimals).';
+COMMENT ON COLUMN archive_diff.change IS 'fixed, broke, improved, regressed, changed, same, only_archived or only_current (see the view comment).';
 
 -- Each archived run, its relation to the current runs, and what changed.
 CREATE OR REPLACE VIEW archive_lineage AS
@@ -258,6 +292,32 @@ FROM archive_match AS m
 LEFT JOIN diff_counts AS dc ON dc.archived_run_id = m.archived_run_id
 LEFT JOIN runs AS cur ON cur.run_id = m.current_run_id;
 COMMENT ON VIEW archive_lineage IS 'Each archived run, its relation to the current runs and the current run that superseded it. relation: superseded (a current run replaced it), duplicate (the current run holds the same results), early (an early run), rescoring (an earlier scoring of a run), orphaned (readable name, no current run), unknown (unreadable name, no current run). Counts summarize archive_diff.';
+COMMENT ON COLUMN archive_lineage.archived_run_id IS 'Run id of the archived run, _archive/<name> (see runs).';
+COMMENT ON COLUMN archive_lineage.archive_name IS 'Directory name under _archive/ exactly as found.';
+COMMENT ON COLUMN archive_lineage.relation IS 'superseded, duplicate, early, rescoring, orphaned or unknown (see the view comment).';
+COMMENT ON COLUMN archive_lineage.superseded_by_run_id IS 'The current run that replaced it (archive_match.current_run_id); NULL when none matches.';
+COMMENT ON COLUMN archive_lineage.benchmark IS 'Benchmark the archive name states; NULL when it cannot be read.';
+COMMENT ON COLUMN archive_lineage.mode IS 'agentic or oneshot, from the name or else inferred from the results; NULL when unknown.';
+COMMENT ON COLUMN archive_lineage.mode_source IS 'Where mode comes from: name, results or NULL.';
+COMMENT ON COLUMN archive_lineage.model IS 'Canonical model key the name resolves to; NULL when none.';
+COMMENT ON COLUMN archive_lineage.model_alias IS 'Model part of the archive name exactly as written.';
+COMMENT ON COLUMN archive_lineage.split IS 'Split the name states; NULL when none.';
+COMMENT ON COLUMN archive_lineage.size IS 'Question count the name states; NULL when none.';
+COMMENT ON COLUMN archive_lineage.reason IS 'Why it was archived (retry, salvage, early, rescoring, ...); NULL when unknown.';
+COMMENT ON COLUMN archive_lineage.reason_tag IS 'Leftover words of the archive name as written.';
+COMMENT ON COLUMN archive_lineage.parsed_by IS 'rules, override or unparsed.';
+COMMENT ON COLUMN archive_lineage.n_candidates IS 'Current runs that matched (0 when none).';
+COMMENT ON COLUMN archive_lineage.n_archived_results IS 'Result rows (qid, run_index) of the archived run.';
+COMMENT ON COLUMN archive_lineage.n_current_results IS 'Result rows of the superseding run (runs.n_results); NULL when there is none.';
+COMMENT ON COLUMN archive_lineage.n_shared IS 'Result rows (qid, run_index) present in both runs.';
+COMMENT ON COLUMN archive_lineage.n_changed IS 'Result rows present in both runs that differ (fixed, broke, improved, regressed or changed).';
+COMMENT ON COLUMN archive_lineage.n_fixed IS 'Result rows not successful in the archive and successful in the current run.';
+COMMENT ON COLUMN archive_lineage.n_broke IS 'Result rows successful in the archive and not in the current run.';
+COMMENT ON COLUMN archive_lineage.n_improved IS 'Result rows whose set_f1 went up (and neither fixed nor broke).';
+COMMENT ON COLUMN archive_lineage.n_regressed IS 'Result rows whose set_f1 went down (and neither fixed nor broke).';
+COMMENT ON COLUMN archive_lineage.n_same IS 'Result rows identical on both sides (status, prediction and set_f1).';
+COMMENT ON COLUMN archive_lineage.n_only_archived IS 'Result rows present only in the archived run.';
+COMMENT ON COLUMN archive_lineage.n_only_current IS 'Result rows present only in the current run.';
 
 -- Where each run's data came from: the logical path, where it really is, and its files.
 CREATE OR REPLACE VIEW run_sources AS
@@ -334,6 +394,25 @@ LEFT JOIN file_list AS fl ON fl.run_id = r.run_id
 LEFT JOIN kinds AS k ON k.run_id = r.run_id
 LEFT JOIN dirs AS d ON d.run_id = r.run_id;
 COMMENT ON VIEW run_sources IS 'Per run: its logical path (the run_id), the real path after symlinks, whether it is reached through a symlink, and the files that fed it: counts, kinds with counts, the real directories they sit in (a scored directory living in scored_vocab shows here) and their logical paths.';
+COMMENT ON COLUMN run_sources.run_id IS 'Run id: logical path of the run directory (see runs).';
+COMMENT ON COLUMN run_sources.logical_path IS 'Path of the run directory relative to the root, symlinks not resolved.';
+COMMENT ON COLUMN run_sources.real_path IS 'Where the run directory really is after resolving symlinks (may lie outside the root).';
+COMMENT ON COLUMN run_sources.is_symlinked IS 'True when the run directory is reached through a symlink (real_path does not end in logical_path).';
+COMMENT ON COLUMN run_sources.is_archived IS 'True for runs under _archive/.';
+COMMENT ON COLUMN run_sources.benchmark IS 'Benchmark of the run; NULL when unknown.';
+COMMENT ON COLUMN run_sources.mode IS 'agentic or oneshot; NULL when unknown.';
+COMMENT ON COLUMN run_sources.split IS 'Split as named by the directory.';
+COMMENT ON COLUMN run_sources.model IS 'Canonical model key (see models).';
+COMMENT ON COLUMN run_sources.n_results IS 'Result rows (qid, run_index) of the run after deduplication.';
+COMMENT ON COLUMN run_sources.n_files IS 'Files of the tree attributed to the run (loaded or not).';
+COMMENT ON COLUMN run_sources.n_loaded_files IS 'Of those, files whose kind is read into tables.';
+COMMENT ON COLUMN run_sources.n_files_elsewhere IS 'Files whose real path lies outside the run''s real directory (e.g. a scored directory living elsewhere).';
+COMMENT ON COLUMN run_sources.n_kinds IS 'Distinct file kinds among the run''s files.';
+COMMENT ON COLUMN run_sources.kinds IS 'File kinds with their counts, kind:n, comma separated in kind order.';
+COMMENT ON COLUMN run_sources.n_real_dirs IS 'Distinct real directories the run''s files sit in.';
+COMMENT ON COLUMN run_sources.real_dirs IS 'Those real directories, separated by ''; ''.';
+COMMENT ON COLUMN run_sources.loaded_paths IS 'Logical paths of the loaded files, separated by ''; ''; NULL when none.';
+COMMENT ON COLUMN run_sources.paths IS 'Logical paths of all the run''s files, separated by ''; ''; NULL when none.';
 
 -- Backend model ids and regions each run used, from the records and from the metadata files.
 CREATE OR REPLACE VIEW run_backends AS
@@ -369,23 +448,42 @@ SELECT fr.run_id, fr.source, fr.backend_model_id, fr.region, fr.n_rows FROM from
 UNION ALL
 SELECT fm.run_id, fm.source, fm.backend_model_id, fm.region, fm.n_rows FROM from_meta AS fm;
 COMMENT ON VIEW run_backends IS 'Backend model id and region per run and source: results (n_rows = result records carrying them), status / manifest / region_map / cmd / run_log (n_rows = metadata rows naming them). run_id is NULL for manifest shards no run maps to.';
+COMMENT ON COLUMN run_backends.run_id IS 'Run the backend was used by; NULL for manifest shards no run maps to.';
+COMMENT ON COLUMN run_backends.source IS 'Where it was read: results, status, manifest, region_map, cmd or run_log.';
+COMMENT ON COLUMN run_backends.backend_model_id IS 'Backend model id (e.g. moonshotai.kimi-k2.5); NULL when the source names only a region.';
+COMMENT ON COLUMN run_backends.region IS 'Backend region (e.g. us-east-1); NULL when the source names only a model id.';
+COMMENT ON COLUMN run_backends.n_rows IS 'Rows naming this pair: result records for source results, metadata rows otherwise (a count of rows, not of questions).';
 
--- run.log counts summed per run (a multi-region run has one log per shard).
+-- run.log counts summed per run (a multi-region run has one log per shard). sum(BIGINT) is
+-- HUGEINT, which BI drivers and Parquet handle badly: every sum is cast back to BIGINT.
 CREATE OR REPLACE VIEW run_log_summary AS
 SELECT
     s.run_id,
     count(*) AS n_logs,
-    sum(s.n_lines) AS n_lines,
-    sum(s.n_errors) AS n_errors,
-    sum(s.n_tool_errors) AS n_tool_errors,
-    sum(s.n_tool_name_fixes) AS n_tool_name_fixes,
-    sum(s.n_synthetic_finish) AS n_synthetic_finish,
-    sum(s.n_exceptions) AS n_exceptions,
-    sum(s.n_tool_calls) AS n_tool_calls,
-    sum(s.n_truncated_results) AS n_truncated_results,
-    sum(s.n_finish_called) AS n_finish_called,
-    sum(s.n_written) AS n_written,
-    sum(s.n_questions_started) AS n_questions_started
+    CAST(sum(s.n_lines) AS BIGINT) AS n_lines,
+    CAST(sum(s.n_errors) AS BIGINT) AS n_errors,
+    CAST(sum(s.n_tool_errors) AS BIGINT) AS n_tool_errors,
+    CAST(sum(s.n_tool_name_fixes) AS BIGINT) AS n_tool_name_fixes,
+    CAST(sum(s.n_synthetic_finish) AS BIGINT) AS n_synthetic_finish,
+    CAST(sum(s.n_exceptions) AS BIGINT) AS n_exceptions,
+    CAST(sum(s.n_tool_calls) AS BIGINT) AS n_tool_calls,
+    CAST(sum(s.n_truncated_results) AS BIGINT) AS n_truncated_results,
+    CAST(sum(s.n_finish_called) AS BIGINT) AS n_finish_called,
+    CAST(sum(s.n_written) AS BIGINT) AS n_written,
+    CAST(sum(s.n_questions_started) AS BIGINT) AS n_questions_started
 FROM run_log_stats AS s
 GROUP BY s.run_id;
 COMMENT ON VIEW run_log_summary IS 'Per run, the run.log line counts of run_log_stats summed over its logs (one per region shard).';
+COMMENT ON COLUMN run_log_summary.run_id IS 'Run the logs belong to.';
+COMMENT ON COLUMN run_log_summary.n_logs IS 'run.log files of the run (one per region shard).';
+COMMENT ON COLUMN run_log_summary.n_lines IS 'Lines in the logs.';
+COMMENT ON COLUMN run_log_summary.n_errors IS 'Question-level error lines (see run_log_stats.n_errors).';
+COMMENT ON COLUMN run_log_summary.n_tool_errors IS 'Failed tool executions (TOOL_ERROR lines).';
+COMMENT ON COLUMN run_log_summary.n_tool_name_fixes IS 'Tool names the harness rewrote (TOOL_NAME_FIX lines).';
+COMMENT ON COLUMN run_log_summary.n_synthetic_finish IS 'Finish calls synthesized from a plain-text answer.';
+COMMENT ON COLUMN run_log_summary.n_exceptions IS 'Python tracebacks.';
+COMMENT ON COLUMN run_log_summary.n_tool_calls IS 'Tool calls logged (TOOL_CALL lines).';
+COMMENT ON COLUMN run_log_summary.n_truncated_results IS 'Tool results cut to the size cap.';
+COMMENT ON COLUMN run_log_summary.n_finish_called IS 'Questions that ended with a real finish call.';
+COMMENT ON COLUMN run_log_summary.n_written IS 'Results written, as the log reports them.';
+COMMENT ON COLUMN run_log_summary.n_questions_started IS 'Questions started, as the log reports them.';
