@@ -170,7 +170,9 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                     continue
                 visit(child, child_logical, ancestors | {key})
             elif stat.S_ISREG(st.st_mode):
-                found.append((child_logical, child, _text(os.path.realpath(child))))
+                # Keyed by the real path as the OS spells it: two names that only differ
+                # in bytes that are not UTF-8 are two files.
+                found.append((child_logical, child, os.path.realpath(child)))
 
     root_st = root.stat()
     root_real = os.path.realpath(root)
@@ -209,7 +211,15 @@ def discover(root: str | Path, options: dict | None = None) -> Discovery:
                      for items in by_real.values()), key=lambda it: it[0])
 
     pending_scored: list[tuple[FileInfo, tuple[str, str, str]]] = []
+    seen_logical: set[str] = set()
     for logical, abs_path, real in chosen:
+        if logical in seen_logical:
+            result.problems.append(PathProblem(
+                logical, "another file has this name once bytes that are not UTF-8 are "
+                "replaced with U+FFFD; this one is not loaded (rename it)"))
+            continue
+        seen_logical.add(logical)
+        real = _text(real)
         parts = logical.split("/")
         info = FileInfo(file_id=file_id_for(logical), path=logical, abs_path=abs_path,
                         real_path=real, kind="other", options=dict(options or {}))

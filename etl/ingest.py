@@ -26,8 +26,9 @@ from etl import __version__
 from etl.discover import Discovery, discover
 from etl.extract import FileInfo, load_all
 from etl.load import build_database, connect_new, options_json
-from etl.publish import clean_stale_temps, ingest_lock, publish, temp_path_for
+from etl.publish import alive, clean_stale_temps, ingest_lock, publish, temp_path_for
 from etl.read import file_sha256
+from etl.redact import prepare_redaction
 from etl.schema import LOAD_SQL_DIR, fingerprint, parser_fingerprint, schema_files, view_files
 from etl.stage import StageResult, result_from_json, stage_file
 
@@ -191,9 +192,6 @@ def _post_load_hooks(options: IngestOptions) -> list:
                     for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
             _insert_rows(con, "archive_runs", archive_rows(runs))
         hooks.append(add_archives)
-    if options.redact:
-        from etl.redact import redact_database
-        hooks.append(lambda con: redact_database(con, options.redact_key))
     try:
         from etl.views import apply_views
     except ImportError:
@@ -267,8 +265,10 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
             con = connect_new(temp)
             try:
                 ingest_row["finished_at"] = None
+                redactions = (prepare_redaction(con, options.redact_key)
+                              if options.redact else None)
                 build_database(con, disc, staged, cache_root, ingest_row, history,
-                               post_load=_post_load_hooks(options))
+                               post_load=_post_load_hooks(options), redactions=redactions)
                 con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
                             [dt.datetime.now(dt.UTC).replace(tzinfo=None), ingest_id])
                 summary.table_rows = _table_rows(con)
@@ -338,12 +338,8 @@ def _prune_cache(cache_root: Path, keep: set[str | None]) -> None:
         if path.is_dir() and path.name not in keep:
             if path.name.startswith(".tmp-"):
                 pid = path.name.rsplit("-", 1)[-1]
-                if pid.isdigit() and int(pid) != os.getpid():
-                    try:
-                        os.kill(int(pid), 0)
-                        continue  # a live worker of another process
-                    except OSError:
-                        pass
+                if pid.isdigit() and int(pid) != os.getpid() and alive(int(pid)):
+                    continue  # a live worker of another process
             shutil.rmtree(path, ignore_errors=True)
 
 

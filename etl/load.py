@@ -17,6 +17,7 @@ import pyarrow as pa
 from etl.discover import RESULT_KINDS, Discovery
 from etl.extract import FileInfo
 from etl.models import DISPLAY_NAMES, alias_table
+from etl.redact import Redactions
 from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
 from etl.stage import StageResult
 
@@ -36,12 +37,19 @@ def connect_new(path: Path, memory_limit: str = "400MB", threads: int = 2
     return con
 
 
-def _select_for(table: str) -> str:
-    """The staged columns that belong to the table: all of them but the staging extras the
-    table lacks (identifiers from schema/, never values from the data)."""
+def _select_for(table: str, redactions: Redactions | None = None,
+                exclude: tuple[str, ...] = ()) -> str:
+    """The staged columns that belong to the table (all of them but the staging extras the
+    table lacks), with redacted columns replaced by their redaction expression. Built from
+    identifiers of schema/ and expressions of sql/redact/, never from values in the data."""
     own = set(arrow_schemas()[table].names)
-    extras = [name for name in STAGING_EXTRAS if name not in own]
-    return f"s.* EXCLUDE ({', '.join(extras)})" if extras else "s.*"
+    extras = [name for name in STAGING_EXTRAS if name not in own] + list(exclude)
+    select = f"s.* EXCLUDE ({', '.join(extras)})" if extras else "s.*"
+    replace = (redactions or {}).get(table)
+    if replace:
+        select += " REPLACE (" + ", ".join(f"{expr} AS {col}"
+                                            for col, expr in replace.items()) + ")"
+    return select
 
 
 def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
@@ -59,8 +67,10 @@ def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str
 
 def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                    staged: dict[str, StageResult], cache_root: Path, ingest: dict[str, Any],
-                   history: list[dict[str, Any]], post_load: Iterable[Callable] = ()) -> None:
-    """Create the schema and fill every table from discover + staged Parquet."""
+                   history: list[dict[str, Any]], post_load: Iterable[Callable] = (),
+                   redactions: Redactions | None = None) -> None:
+    """Create the schema and fill every table from discover + staged Parquet. With
+    redactions (see etl/redact.py), redacted columns are replaced as they are loaded."""
     create_schema(con)
     files_by_id = {f.file_id: f for f in disc.files}
 
@@ -98,7 +108,9 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                 "pick BIGINT, n_copies BIGINT)", {"files": result_files} if result_files
                 else None)
     if result_files:
-        con.execute(load_sql("results.sql"), {"files": result_files})
+        con.execute(load_sql("results.sql").format(
+            select=_select_for("results", redactions, exclude=("n_copies",))),
+            {"files": result_files})
     # Trajectory text (tool results of up to 100k chars, patient timelines) lands in
     # strings too long for DuckDB's dictionary/FSST compression, which then stores them
     # uncompressed; ZSTD made the bench database 12x smaller and the insert faster.
@@ -107,14 +119,14 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
         files = parquet(table, RESULT_KINDS)
         if files:
             con.execute(load_sql("children.sql").format(table=table,
-                                                        select=_select_for(table)),
+                                                        select=_select_for(table, redactions)),
                         {"files": files})
     con.execute("CHECKPOINT")
     con.execute("RESET force_compression")
     score_files = parquet("question_scores", exclude=RESULT_KINDS)
     if score_files:
-        con.execute(load_sql("scores.sql").format(select=_select_for("question_scores")),
-                    {"files": score_files})
+        select = _select_for("question_scores", redactions)
+        con.execute(load_sql("scores.sql").format(select=select), {"files": score_files})
     handled = {"results", *RESULT_CHILDREN, "files", "runs", "models", "model_aliases",
                "ingests"}
     for table in arrow_schemas():
@@ -122,7 +134,8 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
             continue
         files = parquet(table)
         if files:
-            con.execute(load_sql("plain.sql").format(table=table, select=_select_for(table)),
+            select = _select_for(table, redactions)
+            con.execute(load_sql("plain.sql").format(table=table, select=select),
                         {"files": files})
     con.execute(load_sql("finish.sql"))
     for problem in disc.problems:

@@ -31,16 +31,20 @@ def clean_stale_temps(target: Path) -> None:
     """Remove temporary files left by killed ingests (their process is gone)."""
     for path in target.parent.glob(f"{target.name}.tmp-*"):
         pid_text = path.name.rsplit("-", 1)[-1].split(".")[0]
-        if pid_text.isdigit() and not _alive(int(pid_text)):
+        if pid_text.isdigit() and not alive(int(pid_text)):
             path.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except OSError as exc:
         return exc.errno == errno.EPERM
-    return True
+    try:  # a killed process stays a zombie until reaped: dead for our purpose
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 @contextmanager

@@ -1,8 +1,10 @@
 """Redaction for a shareable warehouse: no free text from the records, keyed id hashes.
 
-The same key gives the same hashes, so two redacted warehouses built with one key can still
-be joined on patient ids; without the key the ids cannot be recovered or guessed by hashing
-candidate ids."""
+The rules are in sql/redact/redact.sql as a table of (table, column, expression); the load
+applies them in the SELECT that fills each table, so the originals are never written to the
+database file. The same key gives the same hashes, so two redacted warehouses built with one
+key can still be joined on patient ids; without the key the ids cannot be recovered by
+hashing candidate ids."""
 
 from __future__ import annotations
 
@@ -10,11 +12,18 @@ import duckdb
 
 from etl.schema import SQL_DIR
 
+Redactions = dict[str, dict[str, str]]
 
-def redact_database(con: duckdb.DuckDBPyConnection, key: str | None) -> None:
+
+def prepare_redaction(con: duckdb.DuckDBPyConnection, key: str | None) -> Redactions:
+    """Define the redaction macros on con (keyed with key) and return, per table, the
+    expression that replaces each redacted column."""
     if not key:
         raise ValueError("redaction needs a key")
-    sql = (SQL_DIR / "redact" / "redact.sql").read_text(encoding="utf-8")
-    for statement in con.extract_statements(sql):
-        text = statement.query
-        con.execute(text, {"key": key} if "$key" in text else None)
+    con.execute("SET VARIABLE redact_key = ?", [key])
+    con.execute((SQL_DIR / "redact" / "redact.sql").read_text(encoding="utf-8"))
+    out: Redactions = {}
+    for table, column, expression in con.execute(
+            "SELECT table_name, column_name, expression FROM redactions").fetchall():
+        out.setdefault(table, {})[column] = expression
+    return out

@@ -179,3 +179,14 @@ def test_file_name_that_is_not_utf8_is_data_not_a_crash(tmp_path: Path) -> None:
         ("ehr_bench/agentic/full1800/bad\ufffd\ufffd", "q0")]
     assert _rows(db, "SELECT path, severity FROM rejects") == [
         ("ehr_bench/agentic/full1800/bad\ufffd\ufffd", "repaired")]
+
+
+def test_two_non_utf8_names_that_repair_alike_lose_nothing(tmp_path: Path) -> None:
+    """bad\\xff and bad\\xfe both read as bad\\ufffd: both files must still be loaded, or the
+    one that cannot be must be an error reject - never silently dropped."""
+    root, db = tmp_path / "tree", tmp_path / "warehouse.duckdb"
+    _non_utf8_tree(root, [b"bad\xff", b"bad\xfe"])
+    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    loaded = {r[0] for r in _rows(db, "SELECT qid FROM results")}
+    errors = _rows(db, "SELECT count(*) FROM rejects WHERE severity = 'error'")[0][0]
+    assert loaded == {"q0", "q1"} or (len(loaded) == 1 and errors >= 1), (loaded, errors)

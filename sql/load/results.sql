@@ -1,6 +1,7 @@
 -- The preferred copy of each result, with how many copies the run held.
+-- {select} is built from identifiers of schema/ (and sql/redact/), never from the data.
 INSERT INTO results BY NAME
-SELECT s.* EXCLUDE (n_copies), c.n_copies
+SELECT {select}, c.n_copies
 FROM read_parquet($files, union_by_name = true) AS s
 JOIN result_copies AS c ON c.file_id = s.file_id AND c.rec_no = s.rec_no AND c.pick = 1
 ORDER BY s.run_id, s.qid, s.run_index;

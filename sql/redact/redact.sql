@@ -1,19 +1,33 @@
--- Redaction for a shareable warehouse (ingest --redact): remove every free text taken from
--- the records and replace patient / admission / stay ids by keyed hashes. The key is bound by
--- the caller, never pasted into this text. Counts, scores and views are computed from
--- columns that stay (status, labels, predictions, set sizes, lengths), so they still work.
-UPDATE messages SET content = NULL, reasoning = NULL;
-UPDATE tool_calls SET arguments = NULL;
-UPDATE images SET data = NULL;
-UPDATE rejects SET excerpt = NULL;
-UPDATE results SET
-    question = NULL,
-    error = CASE WHEN error IS NULL THEN NULL ELSE '[redacted]' END,
-    subject_id = CASE WHEN subject_id IS NULL THEN NULL
-        ELSE ('0x' || substr(sha256($key || ':subject:' || CAST(subject_id AS VARCHAR)), 1, 15))::BIGINT END,
-    subject_id_text = CASE WHEN subject_id_text IS NULL THEN NULL
-        ELSE substr(sha256($key || ':subject:' || subject_id_text), 1, 16) END,
-    hadm_id = CASE WHEN hadm_id IS NULL THEN NULL
-        ELSE ('0x' || substr(sha256($key || ':hadm:' || CAST(hadm_id AS VARCHAR)), 1, 15))::BIGINT END,
-    stay_id = CASE WHEN stay_id IS NULL THEN NULL
-        ELSE ('0x' || substr(sha256($key || ':stay:' || CAST(stay_id AS VARCHAR)), 1, 15))::BIGINT END;
+-- Redaction for a shareable warehouse (ingest --redact). The redacted values replace the
+-- originals in the very statements that load the tables, so the free text never reaches
+-- the database file (an UPDATE afterwards would leave the old blocks readable in it).
+-- The key is set by the caller as the variable redact_key (a bound parameter).
+
+-- A keyed hash of an id, as a BIGINT so joins and types stay as they were.
+CREATE OR REPLACE TEMP MACRO redact_id(kind, v) AS
+    CASE WHEN v IS NULL THEN NULL
+         ELSE ('0x' || substr(sha256(getvariable('redact_key') || ':' || kind || ':'
+                                     || CAST(v AS VARCHAR)), 1, 15))::BIGINT END;
+
+-- The same for ids that are text.
+CREATE OR REPLACE TEMP MACRO redact_text_id(kind, v) AS
+    CASE WHEN v IS NULL THEN NULL
+         ELSE substr(sha256(getvariable('redact_key') || ':' || kind || ':' || v), 1, 16) END;
+
+-- What is removed: every free text taken from the records (questions, message content,
+-- reasoning, tool arguments and results, image data, error texts, reject excerpts).
+-- What remains: labels, predictions, statuses, counts, lengths, scores, run metadata.
+CREATE OR REPLACE TEMP TABLE redactions (table_name VARCHAR, column_name VARCHAR,
+                                         expression VARCHAR);
+INSERT INTO redactions VALUES
+    ('messages', 'content', 'NULL'),
+    ('messages', 'reasoning', 'NULL'),
+    ('tool_calls', 'arguments', 'NULL'),
+    ('images', 'data', 'NULL'),
+    ('rejects', 'excerpt', 'NULL'),
+    ('results', 'question', 'NULL'),
+    ('results', 'error', 'CASE WHEN s.error IS NULL THEN NULL ELSE ''[redacted]'' END'),
+    ('results', 'subject_id', 'redact_id(''subject'', s.subject_id)'),
+    ('results', 'subject_id_text', 'redact_text_id(''subject'', s.subject_id_text)'),
+    ('results', 'hadm_id', 'redact_id(''hadm'', s.hadm_id)'),
+    ('results', 'stay_id', 'redact_id(''stay'', s.stay_id)');
