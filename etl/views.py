@@ -26,6 +26,11 @@ DIALECT = "duckdb"
 
 # Column types a BI tool cannot chart: nested values. Views must expose flat scalars only.
 NESTED_TYPE_MARKERS = ("[", "STRUCT", "MAP", "UNION")
+# Scalar types BI drivers and Parquet handle badly: HUGEINT / UHUGEINT (what sum() of an
+# integer returns; Parquet has no 128-bit integer, JDBC drivers map it to odd types) and
+# DECIMAL (a numeric literal such as 0.5 is DECIMAL in DuckDB; precision varies by driver).
+# View columns cast sums to BIGINT and ratios to DOUBLE instead.
+UNSTABLE_TYPE_MARKERS = ("HUGEINT", "DECIMAL", "NUMERIC")
 
 
 class ViewError(Exception):
@@ -128,6 +133,7 @@ def check_views(sql_dir: Path = SQL_DIR, schema_dir: Path = SCHEMA_DIR) -> list[
     against the schema/*.sql tables plus the views created before it. Returns the problems
     found, each prefixed with its file name; an empty list means every view checks out."""
     known: dict[str, dict[str, str]] = schema_from_ddl(schema_dir)
+    defined_in: dict[str, str] = {}  # view -> the sql/ file that creates it
     problems: list[str] = []
     for path in sql_files(sql_dir):
         try:
@@ -136,8 +142,30 @@ def check_views(sql_dir: Path = SQL_DIR, schema_dir: Path = SCHEMA_DIR) -> list[
             problems.append(str(error))
             continue
         for statement in statements:
-            problems.extend(f"{path.name}: {p}" for p in _check_statement(statement, known))
+            found = _check_statement(statement, known)
+            if not found:
+                found = _check_comment_place(statement, path.name, defined_in)
+            problems.extend(f"{path.name}: {p}" for p in found)
     return problems
+
+
+def _check_comment_place(
+    statement: exp.Expression, file_name: str, defined_in: dict[str, str]
+) -> list[str]:
+    """Remember which file creates each view; a COMMENT ON a view belongs in that file (a
+    CREATE OR REPLACE elsewhere would silently drop it)."""
+    if isinstance(statement, exp.Create) and statement.kind == "VIEW":
+        defined_in[statement.this.name] = file_name
+        return []
+    if isinstance(statement, exp.Comment):
+        kind = str(statement.args.get("kind") or "").upper()
+        target = statement.this
+        view = target.table if kind == "COLUMN" else target.name
+        home = defined_in.get(view)
+        if home is not None and home != file_name:
+            return [f"COMMENT ON {kind} {target.sql(DIALECT)}: belongs in {home}, which "
+                    f"creates view {view}"]
+    return []
 
 
 def _check_statement(statement: exp.Expression, known: dict[str, dict[str, str]]) -> list[str]:
@@ -165,8 +193,13 @@ def _check_statement(statement: exp.Expression, known: dict[str, dict[str, str]]
         if kind in ("VIEW", "TABLE") and target.name not in known:
             return [f"COMMENT ON {kind} {target.name}: no such view or table"]
         if kind == "COLUMN":
+            # COMMENT ON COLUMN <view or table>.<column>: a bare column name names no relation.
             table, column = target.table, target.name
-            if table not in known or column not in known[table]:
+            if not table:
+                return [f"COMMENT ON COLUMN {column}: write it as <view or table>.{column}"]
+            if table not in known:
+                return [f"COMMENT ON COLUMN {table}.{column}: no such view or table {table!r}"]
+            if column not in known[table]:
                 return [f"COMMENT ON COLUMN {table}.{column}: no such column"]
         return []
     if isinstance(statement, exp.Drop) and str(statement.args.get("kind")).upper() == "VIEW":
@@ -197,3 +230,28 @@ def is_scalar_type(data_type: str) -> bool:
     """True for types every BI tool can chart (no lists, arrays, structs, maps, unions)."""
     upper = data_type.upper()
     return not any(marker in upper for marker in NESTED_TYPE_MARKERS)
+
+
+def is_bi_type(data_type: str) -> bool:
+    """True for a flat scalar type with a stable meaning in every BI driver and in Parquet:
+    not nested, not HUGEINT / UHUGEINT, not DECIMAL."""
+    upper = data_type.upper()
+    return is_scalar_type(data_type) and not any(m in upper for m in UNSTABLE_TYPE_MARKERS)
+
+
+def bi_problems(views: Iterable[ViewInfo]) -> list[str]:
+    """What keeps views from being BI-ready: a view or a column without a COMMENT, a column
+    whose type is nested, HUGEINT or DECIMAL. Empty when every view is ready."""
+    problems: list[str] = []
+    for view in views:
+        if not (view.comment and view.comment.strip()):
+            problems.append(f"view {view.name}: no COMMENT ON VIEW")
+        for column in view.columns:
+            if not (column.comment and column.comment.strip()):
+                problems.append(f"view {view.name}: column {column.name} has no COMMENT")
+            if not is_bi_type(column.data_type):
+                problems.append(
+                    f"view {view.name}: column {column.name} has type {column.data_type} "
+                    "(cast sums to BIGINT, ratios to DOUBLE; no nested types)"
+                )
+    return problems

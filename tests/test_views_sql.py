@@ -1,9 +1,11 @@
 """Static checks of every sql/*.sql file, whoever wrote it: sqlglot parses it and qualifies each
-view against the tables of every schema/*.sql file; applied to DuckDB, every view carries a
-COMMENT and exposes only flat scalar columns."""
+view against the tables of every schema/*.sql file; applied to DuckDB, every view and every view
+column carries a COMMENT and exposes only flat scalar columns of stable types (no HUGEINT, no
+DECIMAL), so every BI tool can chart and describe them."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -16,7 +18,9 @@ from etl.views import (
     ViewError,
     apply_schema,
     apply_views,
+    bi_problems,
     check_views,
+    is_bi_type,
     is_scalar_type,
     list_views,
     schema_from_ddl,
@@ -84,6 +88,13 @@ def _copy_sql_dir(tmp_path: Path) -> Path:
         ("CREATE VIEW broken AS SELECT l.no_such_column FROM leaderboard AS l;", "no_such_column"),
         ("CREATE VIEW broken AS SELECT FROM WHERE (;", "cannot parse"),
         ("COMMENT ON VIEW no_such_view IS 'x';", "no_such_view"),
+        ("COMMENT ON COLUMN leaderboard.no_such_column IS 'x';", "no_such_column"),
+        ("COMMENT ON COLUMN no_such_view.score IS 'x';", "no_such_view"),
+        ("COMMENT ON COLUMN score IS 'x';", "<view or table>.score"),
+        # A column comment away from the file that creates the view: a later CREATE OR REPLACE
+        # of the view in its own file would drop it.
+        ("COMMENT ON COLUMN leaderboard.score IS 'x';", "belongs in 10_leaderboard.sql"),
+        ("COMMENT ON VIEW coverage IS 'x';", "belongs in 30_coverage.sql"),
     ],
 )
 def test_a_broken_view_fails_the_check(tmp_path: Path, broken_sql: str, expected: str) -> None:
@@ -126,3 +137,90 @@ def test_scalar_type_rule() -> None:
     assert is_scalar_type("DOUBLE") and is_scalar_type("VARCHAR") and is_scalar_type("BIGINT")
     for nested in ("VARCHAR[]", "INTEGER[3]", "STRUCT(a INTEGER)", "MAP(VARCHAR, INTEGER)"):
         assert not is_scalar_type(nested)
+
+
+# Types a BI driver or Parquet handles badly, spelled as DuckDB's catalog spells them.
+UNSTABLE_TYPE = re.compile(r"HUGEINT|DECIMAL|NUMERIC|STRUCT|MAP\(|UNION\(|\[")
+
+VIEW_COLUMNS_SQL = """
+    SELECT c.table_name, c.column_name, c.data_type, c.comment
+    FROM duckdb_columns() AS c
+    JOIN duckdb_views() AS v
+        ON v.view_name = c.table_name AND v.database_name = c.database_name
+        AND v.schema_name = c.schema_name
+    WHERE NOT v.internal AND c.database_name = current_database()
+    ORDER BY c.table_name, c.column_index
+"""
+
+
+def test_every_view_column_has_a_comment_and_a_stable_scalar_type(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    # Read straight from DuckDB's catalog (not through list_views) so this holds whatever the
+    # helpers in etl/views.py do.
+    rows = warehouse.execute(VIEW_COLUMNS_SQL).fetchall()
+    assert rows, "no view columns found"
+    views = {row[0] for row in rows}
+    assert set(CONTRACT_VIEWS) <= views
+    undescribed = [f"{view}.{column}" for view, column, _, comment in rows
+                   if not (comment and comment.strip())]
+    assert not undescribed, f"view columns without a COMMENT: {undescribed}"
+    unstable = [f"{view}.{column} {data_type}" for view, column, data_type, _ in rows
+                if UNSTABLE_TYPE.search(data_type.upper())]
+    assert not unstable, f"view columns of a HUGEINT / DECIMAL / nested type: {unstable}"
+    # The helper the ingest and tools use agrees.
+    assert bi_problems(list_views(warehouse)) == []
+
+
+def test_view_column_comments_show_in_information_schema(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    # JDBC / ODBC based BI tools (Metabase, DBeaver) read descriptions from information_schema.
+    from_catalog = {(view, column): comment
+                    for view, column, _, comment in warehouse.execute(VIEW_COLUMNS_SQL).fetchall()}
+    from_schema = {
+        (view, column): comment
+        for view, column, comment in warehouse.execute(
+            "SELECT c.table_name, c.column_name, c.COLUMN_COMMENT "
+            "FROM information_schema.columns AS c "
+            "JOIN information_schema.tables AS t "
+            "ON t.table_name = c.table_name AND t.table_schema = c.table_schema "
+            "WHERE t.table_type = 'VIEW' AND c.table_schema = 'main'"
+        ).fetchall()
+    }
+    assert from_schema == from_catalog
+
+
+def test_bi_problems_names_each_unready_column(tmp_path: Path) -> None:
+    # A view built the way the leaderboard sums were before they were cast: sum(BIGINT) is
+    # HUGEINT in DuckDB, a bare 0.5 literal is DECIMAL, a list is nested; only run_id is
+    # described.
+    sql_dir = _copy_sql_dir(tmp_path)
+    (sql_dir / "99_unready.sql").write_text(
+        "CREATE VIEW unready AS SELECT run_id, sum(n_results) AS total, 0.5 AS half, "
+        "[run_id] AS listed FROM runs GROUP BY run_id;\n"
+        "COMMENT ON VIEW unready IS 'test view';\n"
+        "COMMENT ON COLUMN unready.run_id IS 'run';\n",
+        encoding="utf-8",
+    )
+    assert check_views(sql_dir, SCHEMA_DIR) == []  # statically fine; the types are the issue
+    con = duckdb.connect()
+    apply_schema(con)
+    apply_views(con, sql_dir)
+    problems = [p for p in bi_problems(list_views(con)) if p.startswith("view unready:")]
+    types = dict(con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'unready'"
+    ).fetchall())
+    assert "HUGEINT" in types["total"] and "DECIMAL" in types["half"], types
+    for column in ("total", "half", "listed"):
+        assert f"view unready: column {column} has no COMMENT" in problems, problems
+        assert any(p.startswith(f"view unready: column {column} has type") for p in problems)
+    assert not any("column run_id" in p for p in problems), problems
+    con.close()
+
+
+def test_bi_type_rule() -> None:
+    for good in ("DOUBLE", "BIGINT", "INTEGER", "VARCHAR", "BOOLEAN", "TIMESTAMP", "DATE"):
+        assert is_bi_type(good), good
+    for bad in ("HUGEINT", "UHUGEINT", "DECIMAL(18,3)", "VARCHAR[]", "STRUCT(a INTEGER)"):
+        assert not is_bi_type(bad), bad
