@@ -132,7 +132,8 @@ def test_cmd_txt_options_and_region(tmp_path: Path) -> None:
 
 
 def test_run_log_counts_follow_the_driver_lines(tmp_path: Path) -> None:
-    # Lines as deploy_agent_mm.py prints them; each kind a different number of times.
+    # Lines as deploy_agent_mm.py (and run_text.py) print them; each kind a different number
+    # of times.
     plan = {
         "Using AWS Bedrock: zai.glm-4.7 @ us-east-2 | thinking=auto": 1,
         "Processing task 3/10 | question 3/10 | run 1/1 | qid=q3: What...": 4,
@@ -143,6 +144,8 @@ def test_run_log_counts_follow_the_driver_lines(tmp_path: Path) -> None:
         "[qid=q3] \u2705 Round 9: synthesized ehr.finish from 2-line plain-text answer": 6,
         "[qid=q4] DONE Round 3: synthesized ehr.finish from plain-text answer (1 item(s))": 1,
         "[qid=q5] \u2705 Round 5: ehr.finish called - DONE": 8,
+        # clinseekagent/run_text.py words the same event differently
+        "[qid=q8__q_8__run_1] DONE Round 3: ehr.finish called": 2,
         "[qid=q6] ERROR: ThrottlingException": 2,
         "[qid=q7] ERROR before completion: boom": 1,
         "Traceback (most recent call last):": 3,

@@ -1,18 +1,19 @@
 """Extractor for run metadata files: manifest.json, status.json, region_map.json, cmd.txt and
 run.log (the multi-run summary.json is kind multi_summary, read elsewhere).
 
-What these files hold comes from the public driver that writes them
-(UCSC-VLAA/ClinSeekAgent openresearcher_ehr/run_multi_model_eval.py and deploy_agent_mm.py):
-- manifest.json: {generated_at, mode, data, output_root, models, per_shard_concurrency,
-  max_parallel_shards, shards: [{friendly_name, model_tag, region, model_id, input_path,
-  shard_dir, rows}]}
-- status.json (per shard): {friendly_name, model_tag, region, model_id, input_rows, pid,
-  returncode, results_rows}
-- cmd.txt: one shell-quoted command line (deploy_agent_mm.py --bedrock_model_id ...
-  --bedrock_region ...)
-- run.log: the agent's stdout/stderr; the lines counted are listed in RUN_LOG_PATTERNS.
-- region_map.json: not written by the public code; read as any JSON (long form), and where it
-  maps region names to model ids (or model ids / slugs to regions) also as run_regions rows.
+What these files hold comes from the public code that writes them (UCSC-VLAA/ClinSeekAgent):
+- manifest.json (openresearcher_ehr/run_multi_model_eval.py main()): {generated_at, mode,
+  data, output_root, models, per_shard_concurrency, max_parallel_shards, shards:
+  [{friendly_name, model_tag, region, model_id, input_path, shard_dir, rows}]}
+- status.json (run_multi_model_eval.py run_shard(), per shard): {friendly_name, model_tag,
+  region, model_id, input_rows, pid, returncode, results_rows}
+- cmd.txt (run_shard()): `shlex.join(cmd)` of the deploy_agent_mm.py command line
+  (--bedrock_model_id ... --bedrock_region ...)
+- run.log: the agent's stdout/stderr (run_shard() tees deploy_agent_mm.py into it; the
+  single-process runs redirect clinseekagent/run_text.py the same way); the lines counted
+  are listed in RUN_LOG_PATTERNS.
+- region_map.json (clinseekagent/run_text_curated.py main()): `{region: model_id}`, indent 2.
+  Other shapes ({region: {...}}, {model: region | [regions]}, [{region, ...}]) are read too.
 Every JSON value lands in run_meta in long form, so nothing a file says is lost.
 """
 
@@ -32,7 +33,9 @@ from etl.read import BOM, excerpt_of, read_json_file
 REGION_RE = re.compile(r"^[a-z]{2}(?:-gov)?-[a-z]+-\d+$")
 
 # run.log line patterns -> run_log_stats column, taken from the print() calls of
-# deploy_agent.py / deploy_agent_mm.py.
+# openresearcher_ehr/deploy_agent.py / deploy_agent_mm.py and clinseekagent/run_text.py
+# (which prints "[qid=..] DONE Round N: ehr.finish called" where the others print
+# "[qid=..] \u2705 Round N: ehr.finish called - DONE").
 RUN_LOG_PATTERNS: dict[str, re.Pattern[bytes]] = {
     "n_errors": re.compile(rb"^\s*(?:\[qid=[^\]]*\]\s*ERROR\b|\[?ERROR\]?[:\s])"),
     "n_tool_errors": re.compile(rb"\bTOOL_ERROR\[\d+\]:"),
@@ -41,7 +44,8 @@ RUN_LOG_PATTERNS: dict[str, re.Pattern[bytes]] = {
     "n_exceptions": re.compile(rb"^Traceback \(most recent call last\):"),
     "n_tool_calls": re.compile(rb"\bTOOL_CALL\[\d+\]:"),
     "n_truncated_results": re.compile(rb"\bTOOL_RESULT_TRUNCATED\["),
-    "n_finish_called": re.compile(rb"ehr\.finish called - DONE"),
+    "n_finish_called": re.compile(
+        rb"ehr\.finish called - DONE|DONE Round \d+: ehr\.finish called"),
     "n_written": re.compile(rb"^\[qid=[^\]]*\] task \d+/\d+ \| run .* written to "),
     "n_questions_started": re.compile(rb"^Processing task \d+/\d+ \| question "),
 }
@@ -125,8 +129,9 @@ def _shard_row(shard: dict[str, Any], source: str, source_dir: str) -> dict[str,
 
 
 def _region_map_rows(data: Any, source_dir: str) -> list[dict[str, Any]]:
-    """region_map.json has no public writer: accept {region: model_id}, {region: {...}},
-    {model: region | [regions]} and [{region, model_id, ...}] shapes; others give no rows."""
+    """region_map.json as run_text_curated.py writes it, {region: model_id}; also accept
+    {region: {...}}, {model: region | [regions]} and [{region, model_id, ...}] shapes;
+    others give no rows."""
     rows: list[dict[str, Any]] = []
     if isinstance(data, list):
         for item in data:

@@ -48,7 +48,8 @@ def generate(out: Path, *, scale: str = "demo", seed: int = 0, damage: bool = Fa
     ext_target = os.path.join("..", "..", "..", external.name, EXTERNAL_SUBDIR)
     build(ctx, root, Dir(external, "", ctx.ledger), ext_target)
     truth = build_truth(seed=seed, scale=scale, damage=damage, external_dir=external.name,
-                        runs=ctx.runs, archives=ctx.archives, ledger=ctx.ledger)
+                        runs=ctx.runs, archives=ctx.archives, ledger=ctx.ledger,
+                        raw_runs=ctx.raw_runs)
     truth_path.write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n",
                           encoding="utf-8")
     return truth

@@ -6,7 +6,9 @@ knows every line. Damage (--damage) is planted by `emit` at fixed positions of f
 
 from __future__ import annotations
 
+import json
 import random
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +18,7 @@ from etl.synth import spec
 from etl.synth.content import Filler, Images, Question, mm_questions, stream, text_questions
 from etl.synth.plan import Sizes, plan_run
 from etl.synth.records import Plan, RecordMaker
+from etl.synth.runlog import RunLog
 from etl.synth.scoring import (
     mm_rescore,
     mm_scored_rows,
@@ -27,6 +30,21 @@ from etl.synth.scoring import (
 from etl.synth.writer import Dir, JsonlFile, Ledger, dumps_ascii, dumps_utf8
 
 RAW = f"_multi_eval_raw/full5_{spec.STAMP}"
+# where the authors' machine had things (paths inside manifest.json, cmd.txt, run.log)
+HOST_REPO = "/fsx-shared/juncheng/ClinSeekAgent"
+HOST_PYBIN = "/fsx-shared/juncheng/OpenResearcher/.venv/bin/python"
+HOST_RAW_ROOT = f"{HOST_REPO}/openresearcher_ehr/results/multi_eval/full5_{spec.STAMP}"
+HOST_MM_DATA = ("/fsx-shared/juncheng/EHR/data/EHR_multimodal_bench_tests/"
+                "combined_test_set_nonempty.jsonl")
+# run_multi_model_eval.py defaults that end up in every shard's command line
+DRIVER_BENCH_ROOT = (
+    "/fsx-shared/juncheng/EHR/data/EHR_multimodal_bench/extracted/EHRXQAAgentBench_v3:"
+    "/fsx-shared/juncheng/EHR/data/EHR_multimodal_bench/extracted/MedModAgentBench_v3")
+DRIVER_EHR_EHRXQA = "http://127.0.0.1:5103/mcp"
+DRIVER_EHR_MEDMOD = "http://127.0.0.1:5104/mcp"
+DRIVER_IMAGE_MCP = "http://127.0.0.1:5203/mcp"
+DRIVER_CONCURRENCY = 6
+DRIVER_MAX_PARALLEL_SHARDS = 6
 EXTERNAL_SUBDIR = "agentehr_eval/subset600"
 
 # logical path -> damage to plant there ("kind@index", index "end" = after the last record)
@@ -64,6 +82,19 @@ class Ctx:
     runs: list[dict[str, Any]] = field(default_factory=list)
     archives: list[dict[str, Any]] = field(default_factory=list)
     questions: dict[str, Question] = field(default_factory=dict)
+    # per run_id: what its metadata files state (run_logs, regions, backend ids)
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    raw_runs: list[dict[str, Any]] = field(default_factory=list)
+
+    def note_meta(self, run_id: str, region: str | None, model_id: str | None,
+                  log: dict[str, Any] | None = None) -> None:
+        m = self.meta.setdefault(run_id, {"run_logs": [], "regions": set(), "ids": set()})
+        if region:
+            m["regions"].add(region)
+        if model_id:
+            m["ids"].add(model_id)
+        if log is not None:
+            m["run_logs"].append(log)
 
     def rng(self, *key: object) -> random.Random:
         return stream(self.seed, *key)
@@ -71,11 +102,16 @@ class Ctx:
     def add_run(self, run_id: str, benchmark: str | None, mode: str | None,
                 split: str | None, model: str | None, expected: int,
                 archive_name: str | None = None) -> None:
+        m = self.meta.get(run_id, {"run_logs": [], "regions": set(), "ids": set()})
         self.runs.append({"run_id": run_id, "benchmark": benchmark, "mode": mode,
                           "split": split, "model": model,
                           "model_dir": run_id.rsplit("/", 1)[-1],
                           "is_archived": archive_name is not None,
-                          "archive_name": archive_name, "expected_questions": expected})
+                          "archive_name": archive_name, "expected_questions": expected,
+                          # what run.log / status / manifest / region_map / cmd.txt state
+                          "run_logs": sorted(m["run_logs"], key=lambda x: x["path"]),
+                          "meta_regions": sorted(m["regions"]),
+                          "meta_backend_model_ids": sorted(m["ids"])})
         self.progress(run_id)
 
 
@@ -130,16 +166,38 @@ def jsonl(ctx: Ctx, d: Dir, name: str, kind: str, run_id: str | None,
                      crlf=ctx.damage and path in CRLF_FILES, bom=ctx.damage and path in BOM_FILES)
 
 
-def run_log(d: Dir, run_id: str, lines: Sequence[str]) -> None:
-    d.write_text("run.log", "".join(f"[2026-04-2{i % 9} 0{i % 10}:{i % 60:02d}:00] {x}\n"
-                                    for i, x in enumerate(lines)), "run_log", run_id)
+def write_run_log(ctx: Ctx, d: Dir, run_id: str, log: RunLog, rows: Sequence[dict[str, Any]],
+                  order: dict[str, int]) -> None:
+    """run.log of the process that wrote rows (in file order); the truth keeps its counts."""
+    for rec in rows:
+        log.record(rec, order.get(str(rec.get("qid")), 1))
+    text = log.text()
+    path = d.write_text("run.log", text, "run_log", run_id)
+    ctx.note_meta(run_id, log.region, log.model_id, log.truth(path, text))
 
 
-def aux_files(d: Dir, run_id: str, model: str, script: str, n: int, mcp: bool) -> None:
-    run_log(d, run_id, [f"start {script} model={model}", f"{n} questions", "done"])
-    d.write_text("cmd.txt", f"python clinseekagent/{script} --model_name_or_path "
-                 f"{spec.BACKEND_IDS.get(model, model)} --output_dir {d.logical}\n", "cmd", run_id)
-    d.write_text("pid.txt", f"{4000 + n}\n", "pid", run_id)
+def aux_files(ctx: Ctx, d: Dir, run_id: str, model: str, script: str,
+              rows: Sequence[dict[str, Any]], qids: Sequence[str], mcp: bool,
+              multimodal: bool = False) -> None:
+    """run.log, cmd.txt, pid.txt (and MCP server logs) of a single-process agentic run,
+    started by hand: `python clinseekagent/<script> ... > run.log 2>&1`."""
+    model_id = spec.BACKEND_IDS.get(model, model)
+    region = spec.REGIONS[0]  # DEFAULT_BEDROCK_REGION of run_text.py
+    order = {q: i + 1 for i, q in enumerate(dict.fromkeys(qids))}
+    rpq = max((int(r.get("runs_per_question") or 1) for r in rows), default=1)
+    data = ("data/ClinSeek-Bench/inputs/mm_bench.jsonl" if multimodal else
+            f"data/ClinSeek-Bench/inputs/{run_id.split('/', 1)[0]}.json")
+    out_dir = f"{HOST_REPO}/results/{d.logical}"
+    log = RunLog("mm" if multimodal else "text", model_id, region, data_path=data,
+                 output_dir=out_dir, n_queries=len(order), runs_per_question=rpq,
+                 rng=ctx.rng("runlog", run_id))
+    write_run_log(ctx, d, run_id, log, rows, order)
+    argv = ["python", f"clinseekagent/{script}", "--backend", "bedrock", "--bedrock_model_id",
+            model_id, "--bedrock_region", region, "--enable_ehr", "--data_path", data,
+            "--output_dir", out_dir, "--runs_per_question", str(rpq)]
+    d.write_text("cmd.txt", shlex.join(argv) + "\n", "cmd", run_id)
+    ctx.note_meta(run_id, region, model_id)
+    d.write_text("pid.txt", f"{4000 + len(order)}\n", "pid", run_id)
     if mcp:
         d.write_text("mcp_ehr.log", "INFO mcp server listening on :8765\nINFO session closed\n",
                      "mcp_log", run_id)
@@ -220,7 +278,7 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
         rows = resumed(ctx, run_id, rows, resume)
     emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", run_id), rows)
     if aux:
-        aux_files(d, run_id, model, "run_text.py", len(qs), mcp=True)
+        aux_files(ctx, d, run_id, model, "run_text.py", rows, [q.qid for q in qs], mcp=True)
     if scores:
         text_score_files(ctx, d, run_id, final, qs)
     ctx.add_run(run_id, bench, "agentic", split, model,
@@ -267,8 +325,7 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
                      archive: str | None = None) -> list[dict[str, Any]]:
     plans = text_plans(ctx, plan_key or run_id, qs, model, "oneshot", 1, zero)
     regions = (spec.REGIONS[:2] if model in spec.MULTI_REGION_ONESHOT else spec.REGIONS[:1])
-    d.write_text("region_map.json", __import__("json").dumps(
-        {r: spec.BACKEND_IDS[model] for r in regions}, indent=2), "region_map", run_id)
+    region_map(ctx, d, run_id, model, regions)
     rng = ctx.rng("records", run_id)
     final: list[dict[str, Any]] = []
     top_recs: list[dict[str, Any]] = []
@@ -292,6 +349,15 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
     ctx.add_run(run_id, "ehr_bench", "oneshot", split, model,
                 expected_count(ctx, "ehr_bench", split), archive)
     return final
+
+
+def region_map(ctx: Ctx, d: Dir, run_id: str, model: str, regions: Sequence[str]) -> None:
+    """run_text_curated.py: `json.dumps(dict(targets), indent=2)`, {region: model_id}, no
+    trailing newline."""
+    d.write_text("region_map.json", json.dumps({r: spec.BACKEND_IDS[model] for r in regions},
+                                               indent=2), "region_map", run_id)
+    for r in regions:
+        ctx.note_meta(run_id, r, spec.BACKEND_IDS[model])
 
 
 # ---- mm_bench ---------------------------------------------------------------------
@@ -323,8 +389,7 @@ def mm_oneshot_run(ctx: Ctx, root: Dir, model: str) -> None:
     rng = ctx.rng("records", run_id)
     if model in spec.MM_ONESHOT_SHARDED:
         regions = spec.REGIONS[:2]
-        d.write_text("region_map.json", __import__("json").dumps(
-            {r: spec.BACKEND_IDS[model] for r in regions}, indent=2), "region_map", run_id)
+        region_map(ctx, d, run_id, model, regions)
     else:
         regions = spec.REGIONS[:1]
     final: list[dict[str, Any]] = []
@@ -355,9 +420,10 @@ def mm_agentic_opus(ctx: Ctx, root: Dir) -> list[dict[str, Any]]:
     d = root.sub(run_id)
     plans = mm_plans(ctx, run_id, ctx.mm_qs, model, "agentic")
     final = agentic_records(ctx, run_id, model, plans, multimodal=True)
-    emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", run_id),
-         resumed(ctx, run_id, completion_order(ctx, run_id, final), 2))
-    aux_files(d, run_id, model, "run_multimodal.py", len(ctx.mm_qs), mcp=True)
+    rows = resumed(ctx, run_id, completion_order(ctx, run_id, final), 2)
+    emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", run_id), rows)
+    aux_files(ctx, d, run_id, model, "run_multimodal.py", rows, [q.qid for q in ctx.mm_qs],
+              mcp=True, multimodal=True)
     d.write_text("mcp_image.log", "INFO image tool server ready\n", "mcp_log", run_id)
     ctx.add_run(run_id, "mm_bench", "agentic", "full2703", model, len(ctx.mm_qs))
     mm_score_dir(ctx, root.sub(f"mm_bench/agentic/scored/{model}"), run_id, final, True, True,
@@ -365,23 +431,107 @@ def mm_agentic_opus(ctx: Ctx, root: Dir) -> list[dict[str, Any]]:
     return final
 
 
+def shard_cmd(s: str, region: str, model_id: str) -> list[str]:
+    """run_multi_model_eval.py build_cmd() with the driver's defaults (enable_ehr and
+    enable_image on, thinking off)."""
+    shard_dir = f"{HOST_RAW_ROOT}/{s}/{region}"
+    return [HOST_PYBIN, f"{HOST_REPO}/openresearcher_ehr/deploy_agent_mm.py",
+            "--data_path", f"{shard_dir}/input.jsonl", "--output_dir", shard_dir,
+            "--bedrock_model_id", model_id, "--bedrock_region", region,
+            "--bench_root", DRIVER_BENCH_ROOT, "--max_rounds", "200",
+            "--max_concurrency", str(DRIVER_CONCURRENCY), "--runs_per_question", "1",
+            "--max_tool_result_chars", "100000", "--image_max_edge", "1568", "--verbose",
+            "--enable_ehr", "--ehr_mcp_url", DRIVER_EHR_EHRXQA,
+            "--ehr_mcp_url_ehrxqa", DRIVER_EHR_EHRXQA, "--ehr_mcp_url_medmod", DRIVER_EHR_MEDMOD,
+            "--enable_image", "--image_mcp_url", DRIVER_IMAGE_MCP, "--disable_thinking"]
+
+
+def raw_aggregate(shards: list[dict[str, Any]]) -> dict[str, Any]:
+    """run_multi_model_eval.py aggregate(): per model, shards in region order, primary
+    results.jsonl then results_steal_*.jsonl; each qid credited to the first file that has
+    it; salvage / name_fix counted in the shard's run.log."""
+    by_model: dict[str, list[dict[str, Any]]] = {}
+    for sh in shards:
+        by_model.setdefault(sh["friendly_name"], []).append(sh)
+    per_shard: dict[tuple[str, str], dict[str, Any]] = {}
+    for group in by_model.values():
+        seen: set[str] = set()
+        for sh in sorted(group, key=lambda x: x["region"]):
+            cnt: dict[str, int] = {}
+            rows = stolen = 0
+            for recs, is_steal in ((sh["own"], False), (sh["stolen"], True)):
+                for r in recs:
+                    qid = r.get("qid")
+                    if qid is not None:
+                        if qid in seen:
+                            continue
+                        seen.add(qid)
+                    rows += 1
+                    stolen += is_steal
+                    key = r.get("status") or "unknown"
+                    cnt[key] = cnt.get(key, 0) + 1
+            per_shard[(sh["model_tag"], sh["region"])] = {
+                "rows": rows, "stolen": stolen, "cnt": cnt}
+    summary_rows = []
+    per_model: dict[str, dict[str, int]] = {}
+    totals: dict[str, int] = {}
+    for sh in shards:
+        agg = per_shard[(sh["model_tag"], sh["region"])]
+        row = {"friendly_name": sh["friendly_name"], "model_tag": sh["model_tag"],
+               "region": sh["region"], "model_id": sh["model_id"],
+               "input_rows": sh["input_rows"], "results_rows": agg["rows"],
+               "stolen_unique": agg["stolen"], "success": agg["cnt"].get("success", 0),
+               "incomplete": agg["cnt"].get("incomplete", 0),
+               "error": agg["cnt"].get("error", 0), "salvage": sh["salvage"],
+               "name_fix": sh["name_fix"], "returncode": 0}
+        summary_rows.append(row)
+        bucket = per_model.setdefault(sh["friendly_name"], {})
+        for k in ("input_rows", "results_rows", "success", "incomplete", "error", "salvage",
+                  "name_fix", "stolen_unique"):
+            bucket[k] = bucket.get(k, 0) + row[k]
+            totals[k] = totals.get(k, 0) + row[k]
+    return {"generated_at": f"{spec.STAMP[:4]}-04-21T18:02:44.913377+00:00",
+            "shards": summary_rows, "per_model": per_model, "totals": totals}
+
+
+def raw_summary_md(out: dict[str, Any]) -> str:
+    """aggregate()'s summary.md companion."""
+    md = [f"# Multi-model eval summary \u2014 {out['generated_at']}", "",
+          "## Per-shard (unique qids attributed to each shard)", "",
+          "| model | region | model_id | in | out | stolen | success | incomplete | error "
+          "| salvage | name_fix | rc |",
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in sorted(out["shards"], key=lambda x: (x["friendly_name"], x["region"])):
+        md.append("| {friendly_name} | {region} | `{model_id}` | {input_rows} | "
+                  "{results_rows} | {stolen_unique} | {success} | {incomplete} | "
+                  "{error} | {salvage} | {name_fix} | {returncode} |".format(**r))
+    md += ["", "## Per-model totals", "",
+           "| model | in | out | success | incomplete | error | salvage | name_fix |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, c in out["per_model"].items():
+        md.append(f"| {name} | {c['input_rows']} | {c['results_rows']} | {c['success']} | "
+                  f"{c['incomplete']} | {c['error']} | {c['salvage']} | {c['name_fix']} |")
+    return "\n".join(md) + "\n"
+
+
 def mm_raw_run(ctx: Ctx, root: Dir) -> None:
-    """The five-model work-stealing run and the symlinks that expose it."""
+    """The five-model work-stealing run of run_multi_model_eval.py and the symlinks that
+    expose it. Shards: one per (model, OK region), regions sorted, input rows round-robin."""
     full = root.sub("mm_bench/agentic/full2703")
     raw = full.sub(RAW)
-    counts: dict[str, Any] = {}
+    shards: list[dict[str, Any]] = []
     for model in spec.MM_RAW_MODELS:
         s = spec.slug(model)
+        model_id = spec.BACKEND_IDS[model]
         run_id = f"mm_bench/agentic/full2703/{model}"
         full.symlink(model, f"{RAW}/{s}", False)
         d = Dir(raw.phys / s, run_id, ctx.ledger)  # logical path: through the symlink
         d.phys.mkdir()
         plans = mm_plans(ctx, run_id, ctx.mm_qs, model, "agentic")
         final = agentic_records(ctx, run_id, model, plans, multimodal=True)
-        regions = spec.REGIONS if model == "kimi_k2_5" else spec.REGIONS[:2]
+        regions = sorted(spec.REGIONS if model == "kimi_k2_5" else spec.REGIONS[:2])
         rng = ctx.rng("raw", run_id)
         shard_only: set[str] = set()
-        per_region: dict[str, Any] = {}
         for ri, region in enumerate(regions):
             rd = d.sub(region)
             mine = [r for n, r in enumerate(final) if n % len(regions) == ri]
@@ -404,20 +554,39 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
                     for rec in stolen:
                         f.record(rec)
                     f.close()
-            run_log(rd, run_id, [f"worker {region} start", f"{len(mine)} inputs",
-                                 f"stolen by steal_01: {len(stolen)}", "done"])
-            n_err = sum(r["status"] == "error" for r in mine)
-            rd.write_json("status.json", {
-                "model_slug": s, "model_id": spec.BACKEND_IDS[model], "region": region,
-                "state": "done", "n_input": len(mine), "n_done": len(mine) - n_steal,
-                "n_error": n_err, "steal_workers": ["steal_01"] if stolen else [],
-                "updated_at": f"{spec.STAMP[:4]}-04-21T18:00:00Z"}, "status", run_id)
-            per_region[region] = {"input": len(mine), "results": len(own),
-                                  "steal": len(stolen)}
+            # what run_shard() leaves next to the shard's results
+            shard_dir = f"{HOST_RAW_ROOT}/{s}/{region}"
+            log = RunLog("mm", model_id, region, data_path=f"{shard_dir}/input.jsonl",
+                         output_dir=shard_dir, n_queries=len(mine), runs_per_question=1,
+                         rng=ctx.rng("runlog", run_id, region), thinking="False",
+                         concurrency=DRIVER_CONCURRENCY,
+                         mm_header=[f"EHR tools enabled (default): {DRIVER_EHR_EHRXQA}",
+                                    f"EHR tools enabled (ehrxqa): {DRIVER_EHR_EHRXQA}",
+                                    f"EHR tools enabled (medmod): {DRIVER_EHR_MEDMOD}",
+                                    f"Image tools enabled: {DRIVER_IMAGE_MCP}",
+                                    f"Benchmark roots: {DRIVER_BENCH_ROOT.split(':')}"],
+                         fix_image_names=model == "kimi_k2_5")
+            write_run_log(ctx, rd, run_id, log,
+                          own, {str(r["qid"]): i + 1 for i, r in enumerate(mine)})
+            rd.write_text("cmd.txt", shlex.join(shard_cmd(s, region, model_id)) + "\n", "cmd",
+                          run_id)
+            pid = 210000 + 1000 * spec.MM_RAW_MODELS.index(model) + 17 * ri
+            rd.write_text("pid.txt", f"{pid}\n", "pid", run_id)
+            with open(rd.phys / "results.jsonl", "rb") as fh:  # _count_lines(): non-blank
+                results_rows = sum(1 for line in fh if line.strip())
+            rd.write_bytes("status.json", json.dumps({
+                "friendly_name": spec.DISPLAY[model], "model_tag": s, "region": region,
+                "model_id": model_id, "input_rows": len(mine), "pid": pid, "returncode": 0,
+                "results_rows": results_rows}, indent=2).encode(), "status", run_id)
+            ctx.note_meta(run_id, region, model_id)
+            shards.append({"friendly_name": spec.DISPLAY[model], "model_tag": s,
+                           "region": region, "model_id": model_id, "input_rows": len(mine),
+                           "own": own, "stolen": stolen,
+                           "salvage": log.counts["n_synthetic_finish"],
+                           "name_fix": log.counts["n_tool_name_fixes"]})
         merged = [r for r in completion_order(ctx, f"{run_id}/merged", final)
                   if r["qid"] not in shard_only]
         emit(ctx, jsonl(ctx, d, "merged_unique.jsonl", "results_merged", run_id), merged)
-        counts[s] = {"merged_unique": len(merged), "regions": per_region}
         ctx.add_run(run_id, "mm_bench", "agentic", "full2703", model, len(ctx.mm_qs))
         sd = raw.sub(f"scored_vocab/{s}")
         sd = Dir(sd.phys, f"mm_bench/agentic/scored/{model}", ctx.ledger)
@@ -425,17 +594,25 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
             model, f"../full2703/{RAW}/scored_vocab/{s}", False)
         keys = ("per_task_unified", "medmod_phenotyping", "f1") if model == "kimi_k2_5" else None
         mm_score_dir(ctx, sd, run_id, final, True, True, f"{s} agentic (vocab)", keys)
-    raw.write_json("manifest.json", {
-        "stamp": spec.STAMP, "benchmark": "mm_bench", "split": "full2703",
-        "n_questions": len(ctx.mm_qs), "input": "data/mm_bench_full2703.jsonl",
-        "models": [{"slug": spec.slug(m), "model_id": spec.BACKEND_IDS[m],
-                    "regions": list(spec.REGIONS if m == "kimi_k2_5" else spec.REGIONS[:2])}
-                   for m in spec.MM_RAW_MODELS]}, "manifest", None)
-    raw.write_json("summary.json", {"stamp": spec.STAMP, "models": counts}, "multi_summary",
-                   None)
-    md = ["| model | merged_unique |", "|---|---|"] + [
-        f"| {s} | {c['merged_unique']} |" for s, c in counts.items()]
-    raw.write_text("summary.md", "\n".join(md) + "\n", "markdown", None)
+    manifest = {
+        "generated_at": f"{spec.STAMP[:4]}-04-21T09:15:17.538204+00:00", "mode": "full",
+        "data": HOST_MM_DATA, "output_root": HOST_RAW_ROOT,
+        "models": [spec.DISPLAY[m] for m in spec.MM_RAW_MODELS],
+        "per_shard_concurrency": DRIVER_CONCURRENCY,
+        "max_parallel_shards": DRIVER_MAX_PARALLEL_SHARDS,
+        "shards": [{"friendly_name": sh["friendly_name"], "model_tag": sh["model_tag"],
+                    "region": sh["region"], "model_id": sh["model_id"],
+                    "input_path": f"{HOST_RAW_ROOT}/{sh['model_tag']}/{sh['region']}/input.jsonl",
+                    "shard_dir": f"{HOST_RAW_ROOT}/{sh['model_tag']}/{sh['region']}",
+                    "rows": sh["input_rows"]} for sh in shards]}
+    path = raw.write_bytes("manifest.json", json.dumps(manifest, indent=2).encode(), "manifest",
+                           None)
+    out = raw_aggregate(shards)
+    summary_path = raw.write_bytes("summary.json", json.dumps(out, indent=2).encode(),
+                                   "multi_summary", None)
+    raw.write_text("summary.md", raw_summary_md(out), "markdown", None)
+    ctx.raw_runs.append({"path": raw.logical, "manifest_path": path,
+                         "summary_path": summary_path, "manifest": manifest})
 
 
 # ---- archives ---------------------------------------------------------------------
@@ -473,7 +650,8 @@ def archives(ctx: Ctx, root: Dir, current: dict[str, list[dict[str, Any]]]) -> N
     recs = agentic_records(ctx, f"_archive/{name}", opus, plans, old_style=True,
                            multimodal=True)
     emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", f"_archive/{name}"), recs)
-    aux_files(d, f"_archive/{name}", opus, "run_multimodal.py", 5, mcp=False)
+    aux_files(ctx, d, f"_archive/{name}", opus, "run_multimodal.py", recs,
+              [q.qid for q, _, _ in plans], mcp=False, multimodal=True)
     ctx.add_run(f"_archive/{name}", "mm_bench", "agentic", "smoke5", opus, 5, name)
     note(name, "mm_bench", "agentic", opus, "smoke5", "early", "early",
          f"mm_bench/agentic/full2703/{opus}")

@@ -21,10 +21,17 @@ BACKEND_IDS: dict[str, str] = {
     "gpt_oss_120b": "openai.gpt-oss-120b-1:0",
 }
 ANTHROPIC = {"claude_opus_4_6", "claude_sonnet_4_6"}
+# friendly names (the catalog keys run_multi_model_eval.py --models takes), FORMATS.md
+DISPLAY: dict[str, str] = {
+    "claude_opus_4_6": "Claude Opus 4.6", "claude_sonnet_4_6": "Claude Sonnet 4.6",
+    "qwen3_vl_235b": "Qwen3-VL-235B", "qwen3_235b": "Qwen3-235B", "kimi_k2_5": "Kimi K2.5",
+    "glm_4_7": "GLM-4.7", "minimax_m2_5": "MiniMax M2.5", "gpt_oss_120b": "gpt-oss-120b",
+}
 
 
 def slug(model: str) -> str:
-    """Raw multi-run directory names use dashes: claude-sonnet-4-6."""
+    """Raw multi-run directory names use dashes: claude-sonnet-4-6 (run_multi_model_eval.py
+    _slugify of the friendly name; equal to the key with dashes for every model here)."""
     return model.replace("_", "-")
 
 

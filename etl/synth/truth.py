@@ -27,7 +27,8 @@ def winners(ledger: Ledger) -> dict[str, dict[tuple[str, int], Copy]]:
 
 def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
                 runs: list[dict[str, Any]], archives: list[dict[str, Any]],
-                ledger: Ledger) -> dict[str, Any]:
+                ledger: Ledger, raw_runs: list[dict[str, Any]] | None = None
+                ) -> dict[str, Any]:
     win = winners(ledger)
     out_runs = []
     for run in runs:
@@ -75,4 +76,6 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
         "archives": sorted(out_archives, key=lambda a: a["run_id"]),
         "summary_disagreements": sorted(ledger.disagreements, key=lambda d: d["path"]),
         "symlinks": sorted(ledger.symlinks, key=lambda s: s["path"]),
+        # raw multi-model runs: the manifest.json each one holds (its shards, as written)
+        "raw_runs": sorted(raw_runs or [], key=lambda r: r["path"]),
     }
