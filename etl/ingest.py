@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -249,7 +250,14 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
         ingest_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
         started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         t0 = time.perf_counter()
-        fresh = _stage_all(todo, cache_root, parser, ingest_id, options.jobs, options.progress)
+        try:
+            fresh = _stage_all(todo, cache_root, parser, ingest_id, options.jobs,
+                               options.progress)
+        except BrokenProcessPool as exc:
+            raise click.ClickException(
+                f"a parse worker died (killed, or out of memory) while parsing; {db} left "
+                f"as it was. Run again (parsed files are kept), or use --jobs 1 to find "
+                f"the file: {exc}") from exc
         staged.update(fresh)
         summary.stage_seconds = time.perf_counter() - t0
         summary.n_parsed, summary.n_cached = len(fresh), len(loadable) - len(fresh)
