@@ -256,8 +256,8 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
         except BrokenProcessPool as exc:
             raise click.ClickException(
                 f"a parse worker died (killed, or out of memory) while parsing; {db} left "
-                f"as it was. Run again (parsed files are kept), or use --jobs 1 to find "
-                f"the file: {exc}") from exc
+                f"as it was. Run again, or use --jobs 1 to find which file "
+                f"kills it: {exc}") from exc
         staged.update(fresh)
         summary.stage_seconds = time.perf_counter() - t0
         summary.n_parsed, summary.n_cached = len(fresh), len(loadable) - len(fresh)

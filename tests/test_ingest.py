@@ -66,6 +66,10 @@ def test_every_planted_damage_is_a_reject_at_its_line(con, demo_tree):
             assert (*key, damage["severity"]) in rejects, damage
     unexplained = [k for k in rejects if (k[0], k[1]) not in planted_lines]
     assert unexplained == [], "rejects the generator did not plant"
+    # Nor any whole-file reject: every file the generator wrote is readable as its kind.
+    whole_file = con.execute("SELECT path, error FROM rejects WHERE line_no IS NULL "
+                             "AND severity = 'error'").fetchall()
+    assert whole_file == []
 
 
 def test_every_file_is_recorded_with_its_kind_and_lines(con, demo_tree):
