@@ -21,12 +21,17 @@ LOAD_SQL_DIR = SQL_DIR / "load"
 STAGING_EXTRAS = {"file_id": pa.string(), "rec_no": pa.int64()}
 
 
+def sql_files(directory: Path) -> list[Path]:
+    """The *.sql files of a directory in the order they are applied (by file name)."""
+    return sorted(directory.glob("*.sql"), key=lambda path: path.name)
+
+
 def schema_files() -> list[Path]:
-    return sorted(SCHEMA_DIR.glob("*.sql"))
+    return sql_files(SCHEMA_DIR)
 
 
 def view_files() -> list[Path]:
-    return sorted(SQL_DIR.glob("*.sql"))
+    return sql_files(SQL_DIR)
 
 
 def load_sql(name: str) -> str:

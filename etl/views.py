@@ -19,9 +19,8 @@ from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-SQL_DIR = PROJECT_DIR / "sql"
-SCHEMA_DIR = PROJECT_DIR / "schema"
+from etl.schema import SCHEMA_DIR, SQL_DIR, sql_files
+
 DIALECT = "duckdb"
 
 # Column types a BI tool cannot chart: nested values. Views must expose flat scalars only.
@@ -49,11 +48,6 @@ class ViewInfo:
     name: str
     comment: str | None
     columns: tuple[ViewColumn, ...]
-
-
-def sql_files(directory: Path) -> list[Path]:
-    """The *.sql files of a directory in the order they are applied (by file name)."""
-    return sorted(directory.glob("*.sql"), key=lambda path: path.name)
 
 
 def _execute_files(con: duckdb.DuckDBPyConnection, files: Iterable[Path]) -> None:
