@@ -2,7 +2,9 @@
 -- question_scores, files, archive_runs, run_regions and run_log_stats.
 
 -- Which current run each archived run is compared with. An archive matches current (not
--- archived) runs of the same benchmark and model whose split is its match_split; its mode is
+-- archived) runs of the same benchmark, mode and model whose split is its match_split; when
+-- no such run exists, the full-split runs (full1800, subset600, full2703, full*) of that
+-- benchmark, mode and model (an early smoke run is superseded by the full run). Its mode is
 -- the one its name states, else the one its results show (one-shot records say ok,
 -- agentic ones success/incomplete). Of several candidates the one sharing most
 -- (qid, run_index) with the archive wins, then the first run_id.
@@ -22,6 +24,26 @@ WITH result_modes AS (
     FROM results AS res
     GROUP BY res.run_id
 ),
+meta_models AS (
+    -- Models the run's own files name: run_regions (status, region_map, cmd, run.log) and the
+    -- backend model id of its records (through model_aliases).
+    SELECT rr.run_id, rr.model
+    FROM run_regions AS rr
+    WHERE rr.run_id IS NOT NULL AND rr.model IS NOT NULL
+    UNION
+    SELECT res.run_id, al.model
+    FROM results AS res
+    JOIN model_aliases AS al ON al.alias = lower(res.backend_model_id)
+),
+inferred_models AS (
+    -- Only an unambiguous answer counts: exactly one model named.
+    SELECT
+        mmod.run_id,
+        min(mmod.model) AS inferred_model
+    FROM meta_models AS mmod
+    GROUP BY mmod.run_id
+    HAVING count(DISTINCT mmod.model) = 1
+),
 archived AS (
     SELECT
         r.run_id AS archived_run_id,
@@ -32,7 +54,11 @@ archived AS (
             WHEN coalesce(a.mode, r.mode) IS NOT NULL THEN 'name'
             WHEN rm.inferred_mode IS NOT NULL THEN 'results'
         END AS mode_source,
-        coalesce(a.model, r.model) AS model,
+        coalesce(a.model, r.model, im.inferred_model) AS model,
+        CASE
+            WHEN coalesce(a.model, r.model) IS NOT NULL THEN 'name'
+            WHEN im.inferred_model IS NOT NULL THEN 'metadata'
+        END AS model_source,
         a.model_alias,
         coalesce(a.split, r.split) AS split,
         a.size,
@@ -44,24 +70,45 @@ archived AS (
     FROM runs AS r
     LEFT JOIN archive_runs AS a ON a.run_id = r.run_id
     LEFT JOIN result_modes AS rm ON rm.run_id = r.run_id
+    LEFT JOIN inferred_models AS im ON im.run_id = r.run_id
     WHERE r.is_archived
 ),
-candidates AS (
+any_candidates AS (
     SELECT
         ar.archived_run_id,
-        c.run_id AS current_run_id
+        c.run_id AS current_run_id,
+        CASE WHEN c.split = ar.match_split THEN 'split' ELSE 'full_split' END AS match_kind
     FROM archived AS ar
     JOIN runs AS c
         ON NOT coalesce(c.is_archived, FALSE)
         AND c.benchmark = ar.benchmark
         AND c.model = ar.model
-        AND c.split = ar.match_split
         AND (ar.mode IS NULL OR c.mode = ar.mode)
+        AND (
+            c.split = ar.match_split
+            OR c.split IN ('full1800', 'subset600', 'full2703')
+            OR c.split LIKE 'full%'
+        )
+),
+candidates AS (
+    -- Same-split runs when there are any; the full-split fallback only when there are none.
+    SELECT
+        ac.archived_run_id,
+        ac.current_run_id,
+        ac.match_kind
+    FROM any_candidates AS ac
+    WHERE ac.match_kind = 'split'
+        OR NOT EXISTS (
+            SELECT 1
+            FROM any_candidates AS same
+            WHERE same.archived_run_id = ac.archived_run_id AND same.match_kind = 'split'
+        )
 ),
 shared AS (
     SELECT
         cand.archived_run_id,
         cand.current_run_id,
+        cand.match_kind,
         count(cur.qid) AS n_shared
     FROM candidates AS cand
     LEFT JOIN results AS old ON old.run_id = cand.archived_run_id
@@ -69,12 +116,13 @@ shared AS (
         ON cur.run_id = cand.current_run_id
         AND cur.qid = old.qid
         AND cur.run_index = old.run_index
-    GROUP BY cand.archived_run_id, cand.current_run_id
+    GROUP BY cand.archived_run_id, cand.current_run_id, cand.match_kind
 ),
 ranked AS (
     SELECT
         sh.archived_run_id,
         sh.current_run_id,
+        sh.match_kind,
         sh.n_shared,
         row_number() OVER (
             PARTITION BY sh.archived_run_id ORDER BY sh.n_shared DESC, sh.current_run_id
@@ -89,6 +137,7 @@ SELECT
     ar.mode,
     ar.mode_source,
     ar.model,
+    ar.model_source,
     ar.model_alias,
     ar.split,
     ar.size,
@@ -98,17 +147,19 @@ SELECT
     ar.parsed_by,
     ar.n_archived_results,
     rk.current_run_id,
+    rk.match_kind,
     coalesce(rk.n_candidates, 0) AS n_candidates,
     coalesce(rk.n_shared, 0) AS n_shared
 FROM archived AS ar
 LEFT JOIN ranked AS rk ON rk.archived_run_id = ar.archived_run_id AND rk.pick = 1;
-COMMENT ON VIEW archive_match IS 'Each archived run with the fields its name gives and the current run it is compared with (NULL when none matches): same benchmark, model and split, mode from the name or else from the results; of several candidates the one sharing most questions.';
+COMMENT ON VIEW archive_match IS 'Each archived run with the fields its name gives and the current run it is compared with (NULL when none matches): same benchmark, mode and model, and the same split (match_split) or, when no current run has it, a full split (full1800, subset600, full2703, full*); mode from the name or else from the results; of several candidates the one sharing most questions.';
 COMMENT ON COLUMN archive_match.archived_run_id IS 'Run id of the archived run, _archive/<name> (see runs).';
 COMMENT ON COLUMN archive_match.archive_name IS 'Directory name under _archive/ exactly as found.';
 COMMENT ON COLUMN archive_match.benchmark IS 'Benchmark the archive name states; NULL when it cannot be read.';
 COMMENT ON COLUMN archive_match.mode IS 'agentic or oneshot: from the name, else inferred from the results (see mode_source); NULL when neither says.';
 COMMENT ON COLUMN archive_match.mode_source IS 'Where mode comes from: name, results (one-shot records say ok, agentic ones success/incomplete) or NULL (unknown).';
-COMMENT ON COLUMN archive_match.model IS 'Canonical model key the name resolves to (see models); NULL when the name has none.';
+COMMENT ON COLUMN archive_match.model IS 'Canonical model key the name resolves to (see models), else the one model the run''s metadata files and record backend ids name (see model_source); NULL when neither says.';
+COMMENT ON COLUMN archive_match.model_source IS 'Where model comes from: name, metadata (run_regions rows of the run, or its records'' backend_model_id through model_aliases, naming exactly one model) or NULL (unknown).';
 COMMENT ON COLUMN archive_match.model_alias IS 'Model part of the archive name exactly as written (opus46).';
 COMMENT ON COLUMN archive_match.split IS 'Split the name states (smoke20, full1800, ...); NULL when none.';
 COMMENT ON COLUMN archive_match.size IS 'Question count the name states (20 for smoke20); NULL when none.';
@@ -118,7 +169,8 @@ COMMENT ON COLUMN archive_match.reason_tag IS 'Leftover words of the archive nam
 COMMENT ON COLUMN archive_match.parsed_by IS 'rules, override (etl/archive_overrides.json) or unparsed (name not readable).';
 COMMENT ON COLUMN archive_match.n_archived_results IS 'Result rows (qid, run_index) of the archived run; 0 when it kept only score files.';
 COMMENT ON COLUMN archive_match.current_run_id IS 'The current (not archived) run it is compared with; NULL when none matches.';
-COMMENT ON COLUMN archive_match.n_candidates IS 'Current runs that matched benchmark, model, split and mode (the best is current_run_id); 0 when none.';
+COMMENT ON COLUMN archive_match.match_kind IS 'How current_run_id was found: split (same split as match_split) or full_split (no current run has that split, so the full-split run); NULL when none matches.';
+COMMENT ON COLUMN archive_match.n_candidates IS 'Current runs that matched benchmark, mode, model and split (or, for match_kind full_split, a full split); the best is current_run_id; 0 when none.';
 COMMENT ON COLUMN archive_match.n_shared IS 'Result rows (qid, run_index) present in both the archived run and current_run_id.';
 
 -- Per question, archived against current: what the retry fixed and what it broke.
@@ -132,6 +184,10 @@ WITH old_side AS (
         res.task,
         res.status,
         res.prediction,
+        -- The answer scoring uses: the set of normalized items, sorted, as JSON text.
+        CAST(to_json(list_sort(list_distinct(
+            from_json(coalesce(res.prediction_items, '[]'), '["VARCHAR"]')
+        ))) AS VARCHAR) AS answer,
         qs.f1
     FROM archive_match AS m
     JOIN results AS res ON res.run_id = m.archived_run_id
@@ -148,6 +204,10 @@ new_side AS (
         res.task,
         res.status,
         res.prediction,
+        -- The answer scoring uses: the set of normalized items, sorted, as JSON text.
+        CAST(to_json(list_sort(list_distinct(
+            from_json(coalesce(res.prediction_items, '[]'), '["VARCHAR"]')
+        ))) AS VARCHAR) AS answer,
         qs.f1
     FROM archive_match AS m
     JOIN results AS res ON res.run_id = m.current_run_id
@@ -170,6 +230,8 @@ paired AS (
         n.status AS current_status,
         o.prediction AS archived_prediction,
         n.prediction AS current_prediction,
+        o.answer AS archived_answer,
+        n.answer AS current_answer,
         o.f1 AS archived_f1,
         n.f1 AS current_f1
     FROM old_side AS o
@@ -189,13 +251,18 @@ SELECT
     p.current_status,
     p.archived_prediction,
     p.current_prediction,
+    p.archived_answer,
+    p.current_answer,
     p.archived_f1,
     p.current_f1,
     p.current_f1 - p.archived_f1 AS f1_delta,
     p.in_archived AND p.in_current
         AND p.archived_status IS DISTINCT FROM p.current_status AS status_changed,
     p.in_archived AND p.in_current
-        AND p.archived_prediction IS DISTINCT FROM p.current_prediction AS prediction_changed,
+        AND p.archived_answer IS DISTINCT FROM p.current_answer AS prediction_changed,
+    p.in_archived AND p.in_current
+        AND p.archived_prediction IS DISTINCT FROM p.current_prediction
+        AS prediction_text_changed,
     p.in_archived AND p.in_current
         AND round(p.archived_f1, 9) IS DISTINCT FROM round(p.current_f1, 9) AS score_changed,
     CASE
@@ -208,14 +275,17 @@ SELECT
         WHEN round(p.current_f1, 9) > round(p.archived_f1, 9) THEN 'improved'
         WHEN round(p.current_f1, 9) < round(p.archived_f1, 9) THEN 'regressed'
         WHEN p.archived_status IS DISTINCT FROM p.current_status
-            OR p.archived_prediction IS DISTINCT FROM p.current_prediction
+            OR p.archived_answer IS DISTINCT FROM p.current_answer
             OR round(p.archived_f1, 9) IS DISTINCT FROM round(p.current_f1, 9)
             THEN 'changed'
         ELSE 'same'
     END AS change
 FROM paired AS p
-JOIN archive_match AS m ON m.archived_run_id = p.archived_run_id;
-COMMENT ON VIEW archive_diff IS 'One row per (archived run, qid, run_index) present in the archive or in the current run that superseded it: status, prediction and set_f1 on both sides and the change: fixed (now success), broke (no longer success), improved / regressed (set_f1 up / down), changed (other difference), same, only_archived, only_current.';
+JOIN archive_match AS m ON m.archived_run_id = p.archived_run_id
+-- Compared with a full run in place of its own split (match_kind full_split), an archive is
+-- a sample of it: the full run's other questions are not listed as only_current.
+WHERE p.in_archived OR m.match_kind = 'split';
+COMMENT ON VIEW archive_diff IS 'One row per (archived run, qid, run_index) present in the archive or in the current run that superseded it (only the archive''s questions when that run is of another split, match_kind full_split): status, prediction and set_f1 on both sides and the change: fixed (now success), broke (no longer success), improved / regressed (set_f1 up / down), changed (other difference of status or normalized answer), same, only_archived, only_current. Predictions are compared as normalized answers (the set of strip+lower items set_f1 scores), so a difference of JSON formatting, case, spacing or order is not a change (prediction_text_changed shows it).';
 COMMENT ON COLUMN archive_diff.archived_run_id IS 'Run id of the archived run (see archive_match).';
 COMMENT ON COLUMN archive_diff.archive_name IS 'Directory name under _archive/.';
 COMMENT ON COLUMN archive_diff.current_run_id IS 'The current run the archive is compared with (see archive_match).';
@@ -228,11 +298,14 @@ COMMENT ON COLUMN archive_diff.archived_prediction IS 'Prediction (finish respon
 COMMENT ON COLUMN archive_diff.current_prediction IS 'Prediction (finish response as JSON text) in the current run; NULL when none.';
 COMMENT ON COLUMN archive_diff.archived_f1 IS 'set_f1 score in the archived run, a fraction in [0, 1]; NULL when absent.';
 COMMENT ON COLUMN archive_diff.current_f1 IS 'set_f1 score in the current run, a fraction in [0, 1]; NULL when absent.';
+COMMENT ON COLUMN archive_diff.archived_answer IS 'Normalized answer in the archived run: the distinct strip+lower prediction items set_f1 scores (results.prediction_items), sorted, as a JSON array; [] when no prediction; NULL when absent there.';
+COMMENT ON COLUMN archive_diff.current_answer IS 'Normalized answer in the current run, as archived_answer; NULL when absent there.';
 COMMENT ON COLUMN archive_diff.f1_delta IS 'current_f1 - archived_f1 (fraction points, in [-1, 1]); NULL when either is absent.';
 COMMENT ON COLUMN archive_diff.status_changed IS 'True when present on both sides with different statuses.';
-COMMENT ON COLUMN archive_diff.prediction_changed IS 'True when present on both sides with different predictions.';
+COMMENT ON COLUMN archive_diff.prediction_changed IS 'True when present on both sides with different normalized answers (archived_answer, current_answer).';
+COMMENT ON COLUMN archive_diff.prediction_text_changed IS 'True when present on both sides with different prediction JSON text (also when only formatting, case, spacing or item order differ).';
 COMMENT ON COLUMN archive_diff.score_changed IS 'True when present on both sides with set_f1 differing (compared at 9 decimals).';
-COMMENT ON COLUMN archive_diff.change IS 'fixed, broke, improved, regressed, changed, same, only_archived or only_current (see the view comment).';
+COMMENT ON COLUMN archive_diff.change IS 'fixed, broke, improved, regressed, changed, same (same status, normalized answer and set_f1), only_archived or only_current (see the view comment).';
 
 -- Each archived run, its relation to the current runs, and what changed.
 CREATE OR REPLACE VIEW archive_lineage AS
@@ -250,26 +323,36 @@ WITH diff_counts AS (
         count(*) FILTER (WHERE d.change = 'only_current') AS n_only_current
     FROM archive_diff AS d
     GROUP BY d.archived_run_id
+),
+identical AS (
+    SELECT
+        mm.archived_run_id,
+        mm.current_run_id IS NOT NULL AND mm.n_archived_results > 0
+            AND coalesce(c.n_changed, 0) = 0 AND coalesce(c.n_only_archived, 0) = 0
+            AND coalesce(c.n_only_current, 0) = 0 AS results_identical
+    FROM archive_match AS mm
+    LEFT JOIN diff_counts AS c ON c.archived_run_id = mm.archived_run_id
 )
 SELECT
     m.archived_run_id,
     m.archive_name,
     CASE
         WHEN m.reason = 'rescoring' THEN 'rescoring'
-        WHEN m.current_run_id IS NULL AND m.reason = 'early' THEN 'early'
+        WHEN m.reason = 'early' THEN 'early'
         WHEN m.current_run_id IS NULL AND m.parsed_by = 'unparsed' THEN 'unknown'
         WHEN m.current_run_id IS NULL THEN 'orphaned'
-        WHEN m.n_archived_results > 0 AND coalesce(dc.n_changed, 0) = 0
-            AND coalesce(dc.n_only_archived, 0) = 0 AND coalesce(dc.n_only_current, 0) = 0
-            THEN 'duplicate'
-        WHEN m.reason = 'early' THEN 'early'
+        WHEN m.reason IN ('salvage', 'duplicate') THEN 'duplicate'
+        WHEN ident.results_identical THEN 'duplicate'
         ELSE 'superseded'
     END AS relation,
     m.current_run_id AS superseded_by_run_id,
+    m.match_kind,
+    ident.results_identical,
     m.benchmark,
     m.mode,
     m.mode_source,
     m.model,
+    m.model_source,
     m.model_alias,
     m.split,
     m.size,
@@ -290,16 +373,20 @@ SELECT
     coalesce(dc.n_only_current, 0) AS n_only_current
 FROM archive_match AS m
 LEFT JOIN diff_counts AS dc ON dc.archived_run_id = m.archived_run_id
-LEFT JOIN runs AS cur ON cur.run_id = m.current_run_id;
-COMMENT ON VIEW archive_lineage IS 'Each archived run, its relation to the current runs and the current run that superseded it. relation: superseded (a current run replaced it), duplicate (the current run holds the same results), early (an early run), rescoring (an earlier scoring of a run), orphaned (readable name, no current run), unknown (unreadable name, no current run). Counts summarize archive_diff.';
+LEFT JOIN runs AS cur ON cur.run_id = m.current_run_id
+LEFT JOIN identical AS ident ON ident.archived_run_id = m.archived_run_id;
+COMMENT ON VIEW archive_lineage IS 'Each archived run, its relation to the current runs and the current run that superseded it. relation, first that applies: rescoring (reason rescoring: an earlier scoring of a run), early (reason early: an early run; superseded_by_run_id is the run of its split or else the full run, or NULL), unknown (unreadable name, no current run), orphaned (readable name, no current run of that benchmark, mode and model), duplicate (reason salvage or duplicate: a duplicate or patched re-run, whether or not its results are identical; or any archive whose results are identical to the current run, see results_identical), superseded (a current run replaced it). Counts summarize archive_diff.';
 COMMENT ON COLUMN archive_lineage.archived_run_id IS 'Run id of the archived run, _archive/<name> (see runs).';
 COMMENT ON COLUMN archive_lineage.archive_name IS 'Directory name under _archive/ exactly as found.';
 COMMENT ON COLUMN archive_lineage.relation IS 'superseded, duplicate, early, rescoring, orphaned or unknown (see the view comment).';
 COMMENT ON COLUMN archive_lineage.superseded_by_run_id IS 'The current run that replaced it (archive_match.current_run_id); NULL when none matches.';
+COMMENT ON COLUMN archive_lineage.match_kind IS 'split (superseded_by_run_id has the archive''s split) or full_split (no current run of that split: the full-split run); NULL when none matches.';
+COMMENT ON COLUMN archive_lineage.results_identical IS 'True when the archive has results, a current run matches, and every (qid, run_index) is on both sides with the same status, normalized answer and set_f1 (archive_diff change same only); with match_kind full_split only the archive''s questions are compared.';
 COMMENT ON COLUMN archive_lineage.benchmark IS 'Benchmark the archive name states; NULL when it cannot be read.';
 COMMENT ON COLUMN archive_lineage.mode IS 'agentic or oneshot, from the name or else inferred from the results; NULL when unknown.';
 COMMENT ON COLUMN archive_lineage.mode_source IS 'Where mode comes from: name, results or NULL.';
-COMMENT ON COLUMN archive_lineage.model IS 'Canonical model key the name resolves to; NULL when none.';
+COMMENT ON COLUMN archive_lineage.model IS 'Canonical model key the name resolves to, else the one the run''s metadata names (see model_source); NULL when none.';
+COMMENT ON COLUMN archive_lineage.model_source IS 'Where model comes from: name, metadata or NULL.';
 COMMENT ON COLUMN archive_lineage.model_alias IS 'Model part of the archive name exactly as written.';
 COMMENT ON COLUMN archive_lineage.split IS 'Split the name states; NULL when none.';
 COMMENT ON COLUMN archive_lineage.size IS 'Question count the name states; NULL when none.';

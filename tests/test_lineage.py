@@ -4,6 +4,7 @@ diffs are derived from what was planted, never copied in."""
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,15 @@ def run_row(run_id: str, benchmark: str | None = None, mode: str | None = None,
     return {"run_id": run_id, "benchmark": benchmark, "mode": mode, "split": split,
             "model": model, "is_archived": archive is not None, "archive_name": archive,
             "path": run_id, "real_path": real_path or f"{ROOT}/{run_id}"}
+
+
+def answer(prediction: str | None) -> frozenset[str]:
+    """The normalized answer (DESIGN.md): the prediction's items as strip+lower strings."""
+    if prediction is None:
+        return frozenset()
+    value = json.loads(prediction)
+    items = value if isinstance(value, list) else [value]
+    return frozenset(str(x).strip().lower() for x in items)
 
 
 def make_results(rng: random.Random, n: int, runs_per_q: int = 1) -> list[Result]:
@@ -81,7 +91,7 @@ def expected_change(old: Result | None, new: Result | None) -> str:
         return "improved"
     if round(new.f1, 9) < round(old.f1, 9):
         return "regressed"
-    if (old.status, old.prediction) != (new.status, new.prediction):
+    if (old.status, answer(old.prediction)) != (new.status, answer(new.prediction)):
         return "changed"
     return "same"
 
@@ -105,12 +115,18 @@ class Warehouse:
         for r in results:
             raw = "ok" if raw_ok and r.status == "success" else r.status
             self.con.execute(
-                "INSERT INTO results (run_id, qid, run_index, status, raw_status, prediction) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [row["run_id"], r.qid, r.run_index, r.status, raw, r.prediction])
+                "INSERT INTO results (run_id, qid, run_index, status, raw_status, prediction, "
+                "prediction_items) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [row["run_id"], r.qid, r.run_index, r.status, raw, r.prediction,
+                 json.dumps(sorted(answer(r.prediction)))])
             self.con.execute(
                 "INSERT INTO question_scores (run_id, qid, run_index, scorer, f1) "
                 "VALUES (?, ?, ?, 'set_f1', ?)", [row["run_id"], r.qid, r.run_index, r.f1])
+
+    def add_meta_model(self, run_id: str, model: str) -> None:
+        """A run.log naming the backend model (what etl/extract/runmeta.py emits)."""
+        self.con.execute("INSERT INTO run_regions (run_id, source, model, region) "
+                         "VALUES (?, 'run_log', ?, 'us-east-1')", [run_id, model])
 
     def finish(self) -> duckdb.DuckDBPyConnection:
         for row in archive_rows(self.runs):  # what the loader does with the runs rows
@@ -136,21 +152,26 @@ def planted() -> dict[str, Any]:
 
     opus_ag = current("ehr_bench/agentic/full1800/claude_opus_4_6", "ehr_bench", "agentic",
                       "full1800", "claude_opus_4_6", runs_per_q=2)
-    current("ehr_bench/oneshot/full1800/claude_opus_4_6", "ehr_bench", "oneshot", "full1800",
-            "claude_opus_4_6")
+    opus_os = current("ehr_bench/oneshot/full1800/claude_opus_4_6", "ehr_bench", "oneshot",
+                      "full1800", "claude_opus_4_6")
     kimi_os = current("ehr_bench/oneshot/full1800/kimi_k2_5", "ehr_bench", "oneshot",
                       "full1800", "kimi_k2_5")
     glm_smoke = current("ehr_bench/agentic/smoke20/glm_4_7", "ehr_bench", "agentic", "smoke20",
                         "glm_4_7")
-    current("mm_bench/agentic/full2703/claude_opus_4_6", "mm_bench", "agentic", "full2703",
-            "claude_opus_4_6")
+    gpt_smoke = current("ehr_bench/agentic/smoke20/gpt_oss_120b", "ehr_bench", "agentic",
+                        "smoke20", "gpt_oss_120b")
+    mm_opus = current("mm_bench/agentic/full2703/claude_opus_4_6", "mm_bench", "agentic",
+                      "full2703", "claude_opus_4_6")
 
     def archive(name: str, results: list[Result], superseded_by: str | None, relation: str,
-                changed: set, raw_ok: bool = False) -> None:
+                changed: set, raw_ok: bool = False, identical: bool = False,
+                sample: bool = False) -> None:
+        """sample: compared with a run of another split, only its own questions are listed."""
         run_id = f"_archive/{name}"
         wh.add_run(run_row(run_id, archive=name), results, raw_ok=raw_ok)
         plan[run_id] = {"superseded_by": superseded_by, "relation": relation,
-                        "changed": changed, "archive_name": name}
+                        "changed": changed, "archive_name": name, "identical": identical,
+                        "sample": sample}
 
     # Half-finished agentic opus run: mode not in the name, inferred from its results; it
     # holds only part of the questions, some of them different.
@@ -158,13 +179,40 @@ def planted() -> dict[str, Any]:
     archive("ehr_bench_opus46_1800_pre_ssl_retry", partial,
             "ehr_bench/agentic/full1800/claude_opus_4_6", "superseded", changed)
     old_kimi, changed = mutate(rng, kimi_os, 5)
+    # Besides the real changes, some answers differ only in JSON formatting, case, spacing
+    # and order: the same normalized answer, so not a change.
+    reformatted = [r for r in old_kimi
+                   if (r.qid, r.run_index) not in changed and r.prediction is not None][:3]
+    assert reformatted
+    for r in reformatted:
+        items = json.loads(r.prediction)
+        r.prediction = json.dumps([f"  {x.upper()} " for x in reversed(items)], indent=1)
     archive("ehr_bench_oneshot_full1800_kimi_k2_5_pre_retry", old_kimi,
             "ehr_bench/oneshot/full1800/kimi_k2_5", "superseded", changed, raw_ok=True)
     archive("ehr_bench_smoke20_salvage_patched_glm_4_7", [Result(**vars(r)) for r in glm_smoke],
-            "ehr_bench/agentic/smoke20/glm_4_7", "duplicate", set())
+            "ehr_bench/agentic/smoke20/glm_4_7", "duplicate", set(), identical=True)
+    # A salvaged (patched) re-run is a duplicate by its reason, even with one answer changed.
+    patched, changed = mutate(rng, gpt_smoke, 1)
+    archive("ehr_bench_smoke20_salvage_patched_gpt_oss_120b", patched,
+            "ehr_bench/agentic/smoke20/gpt_oss_120b", "duplicate", changed)
+    # A retry whose results are all the same as the current run's: a duplicate.
+    archive("ehr_bench_oneshot_full1800_opus46_pre_retry", [Result(**vars(r)) for r in opus_os],
+            "ehr_bench/oneshot/full1800/claude_opus_4_6", "duplicate", set(), raw_ok=True,
+            identical=True)
     archive("mm_agentic_opus_scored_novocab", [], "mm_bench/agentic/full2703/claude_opus_4_6",
             "rescoring", set())
-    archive("mm_agentic_smoke5_early", make_results(rng, 5), None, "early", set())
+    # An early smoke run whose name has no model (its run.log names it) and no current run of
+    # its split: superseded by the full run; compared on its own questions only.
+    early = [Result(**vars(r)) for r in mm_opus[:5]]
+    early[0].status, early[0].prediction, early[0].f1 = "error", None, 0.0
+    if mm_opus[0].status != "success":  # make sure the planted change is one
+        early[0].status, early[0].prediction, early[0].f1 = "success", '["early"]', 0.25
+    archive("mm_agentic_smoke5_early", early, "mm_bench/agentic/full2703/claude_opus_4_6",
+            "early", {(early[0].qid, early[0].run_index)}, sample=True)
+    wh.add_meta_model("_archive/mm_agentic_smoke5_early", "claude_opus_4_6")
+    # The same early run for a benchmark/model with no current run at all.
+    archive("agent_ehr_bench_smoke3_gpt_oss_120b_early", make_results(rng, 3), None, "early",
+            set())
     archive("ehr_bench_agentic_full1800_gpt_oss_120b_pre_retry", make_results(rng, 3), None,
             "orphaned", set())
     archive("2024-03 misc backup", make_results(rng, 2), None, "unknown", set())
@@ -174,12 +222,21 @@ def planted() -> dict[str, Any]:
 def test_every_archive_is_linked_as_planted(planted: dict[str, Any]) -> None:
     con, plan = planted["con"], planted["plan"]
     got = {row[0]: row[1:] for row in con.execute(
-        "SELECT archived_run_id, archive_name, relation, superseded_by_run_id "
-        "FROM archive_lineage").fetchall()}
+        "SELECT archived_run_id, archive_name, relation, superseded_by_run_id, "
+        "results_identical, match_kind FROM archive_lineage").fetchall()}
     assert set(got) == set(plan)  # no archive dropped, none invented
     for run_id, want in plan.items():
-        assert got[run_id] == (want["archive_name"], want["relation"], want["superseded_by"]), \
-            run_id
+        kind = None if want["superseded_by"] is None else (
+            "full_split" if want["sample"] else "split")
+        assert got[run_id] == (want["archive_name"], want["relation"], want["superseded_by"],
+                               want["identical"], kind), run_id
+
+
+def test_model_inferred_from_metadata_when_name_lacks_it(planted: dict[str, Any]) -> None:
+    row = planted["con"].execute(
+        "SELECT model, model_source FROM archive_lineage "
+        "WHERE archived_run_id = '_archive/mm_agentic_smoke5_early'").fetchone()
+    assert row == ("claude_opus_4_6", "metadata")
 
 
 def test_mode_inferred_from_results_when_name_lacks_it(planted: dict[str, Any]) -> None:
@@ -192,11 +249,14 @@ def test_mode_inferred_from_results_when_name_lacks_it(planted: dict[str, Any]) 
 
 def test_unparseable_archive_is_kept_with_unknown_fields(planted: dict[str, Any]) -> None:
     row = planted["con"].execute(
-        "SELECT parsed_by, benchmark, mode, model, split, relation, superseded_by_run_id, "
-        "n_archived_results FROM archive_lineage WHERE archive_name = '2024-03 misc backup'"
-    ).fetchone()
-    assert row == ("unparsed", None, None, None, None, "unknown", None,
-                   len(planted["results"]["_archive/2024-03 misc backup"]))
+        "SELECT parsed_by, benchmark, model, split, relation, superseded_by_run_id, "
+        "n_archived_results, mode_source FROM archive_lineage "
+        "WHERE archive_name = '2024-03 misc backup'").fetchone()
+    results = planted["results"]["_archive/2024-03 misc backup"]
+    assert row[:-1] == ("unparsed", None, None, None, "unknown", None, len(results))
+    # The name gives no mode; the results may (agentic records say success / incomplete).
+    shows_agentic = any(r.status in ("success", "incomplete") for r in results)
+    assert row[-1] == ("results" if shows_agentic else None)
 
 
 def test_diff_lists_exactly_the_planted_changes(planted: dict[str, Any]) -> None:
@@ -211,7 +271,7 @@ def test_diff_lists_exactly_the_planted_changes(planted: dict[str, Any]) -> None
             expected_keys = set(old)
         else:
             new = {(r.qid, r.run_index): r for r in results[want["superseded_by"]]}
-            expected_keys = set(old) | set(new)
+            expected_keys = set(old) if want["sample"] else set(old) | set(new)
         got = {(q, i): change for q, i, change, _ in rows}
         assert set(got) == expected_keys, run_id
         assert {cur for *_, cur in rows} <= {want["superseded_by"]}
@@ -220,6 +280,25 @@ def test_diff_lists_exactly_the_planted_changes(planted: dict[str, Any]) -> None
         differing = {k for k, c in got.items()
                      if c not in ("same", "only_archived", "only_current")}
         assert differing == want["changed"], run_id
+
+
+def test_formatting_of_a_prediction_is_not_a_change(planted: dict[str, Any]) -> None:
+    con, results = planted["con"], planted["results"]
+    kimi = "_archive/ehr_bench_oneshot_full1800_kimi_k2_5_pre_retry"
+    new = {(r.qid, r.run_index): r for r in results["ehr_bench/oneshot/full1800/kimi_k2_5"]}
+    rows = con.execute(
+        "SELECT qid, run_index, change, prediction_changed, prediction_text_changed "
+        "FROM archive_diff WHERE archived_run_id = ?", [kimi]).fetchall()
+    reformatted = 0
+    for qid, run_index, change, pred_changed, text_changed in rows:
+        old_r = next(r for r in results[kimi] if (r.qid, r.run_index) == (qid, run_index))
+        new_r = new[(qid, run_index)]
+        assert pred_changed == (answer(old_r.prediction) != answer(new_r.prediction))
+        assert text_changed == (old_r.prediction != new_r.prediction)
+        if text_changed and not pred_changed and old_r.status == new_r.status:
+            reformatted += 1
+            assert change == "same", qid
+    assert reformatted >= 3
 
 
 def test_lineage_counts_match_the_diff(planted: dict[str, Any]) -> None:

@@ -656,14 +656,16 @@ def archives(ctx: Ctx, root: Dir, current: dict[str, list[dict[str, Any]]]) -> N
     note(name, "mm_bench", "agentic", opus, "smoke5", "early", "early",
          f"mm_bench/agentic/full2703/{opus}")
 
+    # qwen3_235b has no current run of any split: nothing supersedes it, it is orphaned
     for model, sup in (("kimi_k2_5", "ehr_bench/oneshot/full1800/kimi_k2_5"),
-                       ("qwen3_235b", None)):  # qwen3_235b: no current run supersedes it
+                       ("qwen3_235b", None)):
         name = f"ehr_bench_oneshot_full1800_{model}_pre_retry"
         text_oneshot_run(ctx, arc.sub(name), f"_archive/{name}", "full1800", model,
                          ctx.ehr_qs, plan_key=f"ehr_bench/oneshot/full1800/{model}",
                          zero=("invoke_error", "invoke_error", "list", "error_early"),
                          archive=name)
-        note(name, "ehr_bench", "oneshot", model, "full1800", "pre_retry", "superseded", sup)
+        note(name, "ehr_bench", "oneshot", model, "full1800", "pre_retry",
+             "superseded" if sup else "orphaned", sup)
 
     name = "mm_agentic_opus_scored_novocab"
     mm_score_dir(ctx, arc.sub(name), f"_archive/{name}",
