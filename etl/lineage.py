@@ -13,11 +13,13 @@ import duckdb
 from etl.leaderboard import DEFAULT_DB, open_read_only
 from etl.output import FORMATS, format_rows
 
-LINEAGE_COLUMNS = ("archived_run_id", "relation", "superseded_by_run_id", "reason", "parsed_by",
-                   "n_archived_results", "n_current_results", "n_fixed", "n_broke",
-                   "n_changed", "n_only_archived", "n_only_current")
+LINEAGE_COLUMNS = ("archived_run_id", "relation", "superseded_by_run_id", "match_kind",
+                   "reason", "parsed_by", "results_identical", "n_archived_results",
+                   "n_current_results", "n_fixed", "n_broke", "n_changed", "n_only_archived",
+                   "n_only_current")
 DIFF_COLUMNS = ("qid", "run_index", "task", "change", "archived_status", "current_status",
-                "archived_f1", "current_f1", "archived_prediction", "current_prediction")
+                "archived_f1", "current_f1", "archived_answer", "current_answer",
+                "archived_prediction", "current_prediction")
 
 Rows = tuple[list[str], list[tuple[Any, ...]]]
 
@@ -58,8 +60,8 @@ def resolve_archive(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
 def lineage_command(db: Path, include_same: bool, fmt: str, run_id: str | None) -> None:
     """Show archived runs, their relation (superseded, duplicate, early, rescoring, orphaned,
     unknown) and the current run that superseded them; with RUN_ID (an _archive/<name> run id
-    or the bare name), the questions whose status, prediction or score changed between that
-    archive and its current run."""
+    or the bare name), the questions whose status, normalized answer or score changed between
+    that archive and its current run (and those on one side only)."""
     con = open_read_only(db)
     try:
         if run_id is None:

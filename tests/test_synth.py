@@ -398,10 +398,24 @@ def test_archives(tree: tuple[Path, dict[str, Any]]) -> None:
     assert any(a["superseded_by"] is None and a["relation"] != "unknown" for a in arcs)
     assert any(a["relation"] == "unknown" for a in arcs)
     assert any(a["changed"] for a in arcs)
+    current = {(r["benchmark"], r["mode"], r["model"]) for r in truth["runs"]
+               if not r["is_archived"]}
     for a in arcs:
         assert runs[a["run_id"]]["is_archived"]
         if a["superseded_by"]:
-            assert not runs[a["superseded_by"]]["is_archived"]
+            sup = runs[a["superseded_by"]]
+            assert not sup["is_archived"]
+            assert (sup["benchmark"], sup["mode"], sup["model"]) == (
+                a["benchmark"], a["mode"], a["model"])
+        # orphaned: a readable name whose benchmark, mode and model have no current run
+        orphan = a["benchmark"] is not None and (a["benchmark"], a["mode"], a["model"]) \
+            not in current
+        assert (a["relation"] == "orphaned") == orphan, a["run_id"]
+        assert not orphan or a["superseded_by"] is None
+        # changed questions are shared with the superseding run, each with what changed
+        for c in a["changed"]:
+            assert a["superseded_by"] and c["fields"]
+            assert set(c["fields"]) <= {"status", "prediction"}
 
 
 def tree_digest(root: Path) -> str:
