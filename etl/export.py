@@ -31,7 +31,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 
 from etl import __version__
-from etl.views import SQL_DIR, sql_files
+from etl.schema import SQL_DIR, sql_files
 
 MANIFEST_NAME = "manifest.json"
 EXPORT_FORMAT = "clinseek-warehouse-parquet/1"

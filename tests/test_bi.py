@@ -18,7 +18,8 @@ import duckdb
 import orjson
 import pytest
 
-from etl.views import PROJECT_DIR, is_scalar_type
+from etl.schema import PROJECT_DIR
+from etl.views import is_scalar_type
 from tests.conftest import run_etl
 
 sa = pytest.importorskip("sqlalchemy", reason="SQLAlchemy is a dev dependency (pip install "

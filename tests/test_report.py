@@ -21,7 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from etl.cli import cli
-from etl.views import PROJECT_DIR, apply_schema, apply_views
+from etl.schema import PROJECT_DIR
+from etl.views import apply_schema, apply_views
 from tests.conftest import run_etl
 
 ARTIFACTS = PROJECT_DIR / "build" / "test-artifacts"
