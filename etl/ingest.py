@@ -22,16 +22,17 @@ from typing import Any
 import click
 import duckdb
 import orjson
+import pyarrow.parquet as pq
 
 from etl import __version__
-from etl.discover import Discovery, discover
+from etl.discover import RESULT_KINDS, Discovery, discover
 from etl.extract import FileInfo, load_all
 from etl.load import build_database, connect_new, options_json
 from etl.publish import alive, clean_stale_temps, ingest_lock, publish, temp_path_for
 from etl.read import file_sha256
 from etl.redact import prepare_redaction
 from etl.schema import LOAD_SQL_DIR, fingerprint, parser_fingerprint, schema_files, view_files
-from etl.stage import StageResult, result_from_json, stage_file
+from etl.stage import SKIP_KEYS_FILE, StageResult, result_from_json, stage_file
 
 INDEX_NAME = "index.json"
 
@@ -127,6 +128,9 @@ def _cached_result(entry: dict[str, Any] | None, info: FileInfo, parser: str,
                    cache_root: Path) -> StageResult | None:
     if not entry or entry.get("parser") != parser:
         return None
+    if entry.get("skip_hash") != info.options.get("skip_hash") and not _skips_still_valid(
+            entry, info, cache_root):
+        return None
     if (entry.get("path"), entry.get("size"), entry.get("kind"), entry.get("keep_images")) != (
             info.path, info.size_bytes, info.kind, bool(info.options.get("keep_images"))):
         return None
@@ -142,6 +146,75 @@ def _cached_result(entry: dict[str, Any] | None, info: FileInfo, parser: str,
         return result_from_json(orjson.loads(stats.read_bytes()))
     except (OSError, orjson.JSONDecodeError, KeyError):
         return None
+
+
+def _split_preferred(loadable: list[FileInfo]) -> tuple[list[FileInfo], list[FileInfo]]:
+    """(files staged in full first, result files that are not their run's preferred kind).
+
+    Region shards and steal files mostly repeat merged_unique.jsonl (and one-shot shards
+    repeat the top-level results.jsonl): on the bench tree 37% of all records are such
+    copies. Staging them after the preferred files lets their extractor skip the copies
+    that cannot win instead of normalizing whole trajectories to throw them away."""
+    best: dict[str, int] = {}
+    for f in loadable:
+        if f.kind in RESULT_KINDS and f.run_id and f.copy_rank is not None:
+            best[f.run_id] = min(best.get(f.run_id, f.copy_rank), f.copy_rank)
+    preferred, secondary = [], []
+    for f in loadable:
+        if (f.kind in RESULT_KINDS and f.run_id and f.copy_rank is not None
+                and f.copy_rank > best[f.run_id]):
+            secondary.append(f)
+        else:
+            preferred.append(f)
+    return preferred, secondary
+
+
+def _set_skip_keys(secondary: list[FileInfo], preferred: list[FileInfo],
+                   staged: dict[str, StageResult], cache_root: Path) -> None:
+    """Give each secondary file the (qid, run_index) keys its run's preferred files hold,
+    and a hash of them that keys its cache entry."""
+    keys: dict[str, set[tuple[str, int]]] = {}
+    for f in preferred:
+        result = staged.get(f.file_id)
+        if f.kind not in RESULT_KINDS or result is None or not result.tables.get("results"):
+            continue
+        table = pq.read_table(cache_root / result.cache_dir / "results.parquet",
+                              columns=["qid", "run_index"])
+        keys.setdefault(f.run_id, set()).update(
+            zip(table.column("qid").to_pylist(), table.column("run_index").to_pylist(),
+                strict=True))
+    for f in secondary:
+        run_keys = frozenset(keys.get(f.run_id, ()))
+        f.options["skip_keys"] = run_keys
+        f.options["skip_hash"] = hashlib.sha256(
+            orjson.dumps(sorted(run_keys))).hexdigest()[:16]
+
+
+def _skips_still_valid(entry: dict[str, Any], info: FileInfo, cache_root: Path) -> bool:
+    """A file staged while skipping keys K stays valid while every key of K is still held by
+    a preferred file (a resumed writer appending to merged_unique.jsonl only adds keys);
+    when a key went away, its copy here may now win and must be staged in full."""
+    skipped: set[tuple[str, int]] = set()
+    if entry.get("skip_hash"):
+        try:
+            skipped = {(q, r) for q, r in orjson.loads(
+                (cache_root / entry["cache_dir"] / SKIP_KEYS_FILE).read_bytes())}
+        except (OSError, orjson.JSONDecodeError, ValueError, TypeError):
+            return False
+    return skipped <= info.options.get("skip_keys", frozenset())
+
+
+def _not_cached(files: list[FileInfo], entries: dict[str, Any], parser: str,
+                cache_root: Path, staged: dict[str, StageResult]) -> list[FileInfo]:
+    """Fill staged with the files the cache still holds; return the others."""
+    todo = []
+    for info in files:
+        cached = _cached_result(entries.get(info.file_id), info, parser, cache_root)
+        if cached is not None:
+            staged[info.file_id] = cached
+        else:
+            todo.append(info)
+    return todo
 
 
 def _stage_all(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: str,
@@ -226,39 +299,46 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
         extractors = load_all()
         parser = parser_fingerprint()
         loadable = [f for f in disc.files if f.kind in extractors]
+        preferred, secondary = _split_preferred(loadable)
         staged: dict[str, StageResult] = {}
-        todo: list[FileInfo] = []
         entries = index.get("files", {})
-        for info in loadable:
-            cached = _cached_result(entries.get(info.file_id), info, parser, cache_root)
-            if cached is not None:
-                staged[info.file_id] = cached
-            else:
-                todo.append(info)
+        todo = _not_cached(preferred, entries, parser, cache_root, staged)
         summary.n_files, summary.n_loadable = len(disc.files), len(loadable)
         summary.bytes_total = sum(f.size_bytes for f in loadable)
         signature = {"tree": _tree_signature(disc), "sql": _sql_fingerprint(),
                      "parser": parser, "options": options_json(content),
                      "redact_key": hashlib.sha256((options.redact_key or "").encode())
                      .hexdigest()}
-        if not todo and index.get("last") == signature and db.exists():
-            summary.unchanged = True
-            summary.n_cached = len(loadable)
-            summary.seconds = time.perf_counter() - started
-            return summary
+        if not todo:
+            _set_skip_keys(secondary, preferred, staged, cache_root)
+            todo_secondary = _not_cached(secondary, entries, parser, cache_root, staged)
+            if not todo_secondary and index.get("last") == signature and db.exists():
+                summary.unchanged = True
+                summary.n_cached = len(loadable)
+                summary.seconds = time.perf_counter() - started
+                return summary
 
         ingest_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
         started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         t0 = time.perf_counter()
         try:
+            # Two rounds: the preferred copies of each run first, then the other copies,
+            # told which keys the preferred ones hold (those copies cannot win).
             fresh = _stage_all(todo, cache_root, parser, ingest_id, options.jobs,
                                options.progress)
+            staged.update(fresh)
+            _set_skip_keys(secondary, preferred, staged, cache_root)
+            todo_secondary = _not_cached(secondary, entries, parser, cache_root, staged)
+            fresh_secondary = _stage_all(todo_secondary, cache_root, parser, ingest_id,
+                                         options.jobs, options.progress)
         except BrokenProcessPool as exc:
             raise click.ClickException(
                 f"a parse worker died (killed, or out of memory) while parsing; {db} left "
                 f"as it was. Run again, or use --jobs 1 to find which file "
                 f"kills it: {exc}") from exc
-        staged.update(fresh)
+        staged.update(fresh_secondary)
+        fresh.update(fresh_secondary)
+        todo += todo_secondary
         summary.stage_seconds = time.perf_counter() - t0
         summary.n_parsed, summary.n_cached = len(fresh), len(loadable) - len(fresh)
         summary.bytes_parsed = sum(f.size_bytes for f in todo)
@@ -307,7 +387,8 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
             "files": {fid: {"path": files_path[fid].path, "size": files_path[fid].size_bytes,
                             "mtime_ns": files_path[fid].mtime_ns, "kind": files_path[fid].kind,
                             "keep_images": options.keep_images, "parser": parser,
-                            "cache_dir": res.cache_dir, "sha256": res.sha256}
+                            "cache_dir": res.cache_dir, "sha256": res.sha256,
+                            "skip_hash": res.skip_hash}
                       for fid, res in staged.items()
                       for files_path in [{f.file_id: f for f in loadable}]},
             "ingests": history_out[-1000:],

@@ -32,6 +32,7 @@ SIZE_COLUMN = {"messages": "content", "tool_calls": "arguments", "images": "data
                "results": "question", "rejects": "excerpt"}
 # The cache is read once per ingest on the same machine: fast beats small.
 CACHE_COMPRESSION = "lz4"
+SKIP_KEYS_FILE = "skip_keys.json"
 
 
 @dataclass(slots=True)
@@ -47,6 +48,7 @@ class StageResult:
     seconds: float = 0.0
     parsed: bool = True  # False when this ingest reused the cache
     ingest_id: str | None = None  # the ingest that parsed it
+    skip_hash: str | None = None  # hash of the keys staged as bare copies (see ingest.py)
 
 
 class ParquetEmitter:
@@ -159,7 +161,9 @@ def stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str) -> 
         n_rows=primary_rows(info.kind, emitter.counts),
         n_rejected=emitter.n_rejected, n_repaired=emitter.n_repaired,
         tables=dict(emitter.counts), seconds=time.perf_counter() - started,
-        ingest_id=ingest_id)
+        ingest_id=ingest_id, skip_hash=info.options.get("skip_hash"))
+    if info.options.get("skip_keys"):
+        (tmp / SKIP_KEYS_FILE).write_bytes(orjson.dumps(sorted(info.options["skip_keys"])))
     (tmp / "stats.json").write_bytes(orjson.dumps(result_to_json(result)))
     shutil.rmtree(final, ignore_errors=True)
     os.replace(tmp, final)
@@ -176,7 +180,8 @@ def primary_rows(kind: str, counts: dict[str, int]) -> int:
 
 def cache_dir_name(info: FileInfo, sha: str, parser: str) -> str:
     opts = "i" if info.options.get("keep_images") else "n"
-    return f"{info.file_id}-{sha[:16]}-{parser}-{opts}"
+    skip = info.options.get("skip_hash") or "all"
+    return f"{info.file_id}-{sha[:16]}-{parser}-{opts}-{skip[:12]}"
 
 
 def result_to_json(result: StageResult) -> dict[str, Any]:
@@ -184,7 +189,7 @@ def result_to_json(result: StageResult) -> dict[str, Any]:
         "file_id": result.file_id, "cache_dir": result.cache_dir, "sha256": result.sha256,
         "n_lines": result.n_lines, "n_rows": result.n_rows, "n_rejected": result.n_rejected,
         "n_repaired": result.n_repaired, "tables": result.tables, "seconds": result.seconds,
-        "ingest_id": result.ingest_id,
+        "ingest_id": result.ingest_id, "skip_hash": result.skip_hash,
     }
 
 
@@ -193,4 +198,4 @@ def result_from_json(data: dict[str, Any]) -> StageResult:
         file_id=data["file_id"], cache_dir=data["cache_dir"], sha256=data["sha256"],
         n_lines=data["n_lines"], n_rows=data["n_rows"], n_rejected=data["n_rejected"],
         n_repaired=data["n_repaired"], tables=data["tables"], seconds=data["seconds"],
-        parsed=False, ingest_id=data.get("ingest_id"))
+        parsed=False, ingest_id=data.get("ingest_id"), skip_hash=data.get("skip_hash"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import orjson
 
 from etl.extract import Emitter, FileInfo, register
-from etl.normalize import normalize_record
+from etl.normalize import normalize_record, qid_of, run_index_of
 from etl.read import EXCERPT_CHARS, JsonlReader, excerpt_of
 
 CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
@@ -17,6 +17,10 @@ CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
           "results_steal_copy")
 def extract_results(file: FileInfo, emit: Emitter) -> None:
     keep_images = bool(file.options.get("keep_images"))
+    # Keys already loaded from a preferred file of the same run (see etl/ingest.py): a copy
+    # of one of them can never win, so only its identity is staged (it still counts as a
+    # copy), not its trajectory.
+    skip_keys = file.options.get("skip_keys") or frozenset()
     reader = JsonlReader(file.abs_path)
     rec_no = 0
     try:
@@ -31,6 +35,12 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
             record = line.obj
             if record is None:  # defensive: the reader gives an object unless severity error
                 continue
+            if skip_keys:
+                qid, (run_index, _) = qid_of(record), run_index_of(record)
+                if (qid, run_index) in skip_keys:
+                    emit.row("results", {"qid": qid, "run_index": run_index,
+                                         "line_no": line.line_no, "rec_no": rec_no})
+                    continue
             rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
                                          keep_images=keep_images)
             if rows is None:
