@@ -220,7 +220,8 @@ def format_report(report: dict) -> str:
               help="Where the bench tree is generated (once, then reused) and measured.")
 @click.option("--gb", type=float, default=2.5, show_default=True,
               help="Approximate size of the generated bench tree.")
-@click.option("--seed", type=int, default=11, show_default=True)
+@click.option("--seed", type=int, default=11, show_default=True,
+              help="Generator seed of the bench tree.")
 @click.option("--scale", type=click.Choice(["bench", "full", "demo"]), default="bench",
               show_default=True, help="Tree scale (demo: a quick smoke run of the harness).")
 @click.option("--jobs", "-j", type=int, default=0, show_default="one per core")

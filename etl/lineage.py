@@ -55,7 +55,7 @@ def resolve_archive(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
 @click.option("--all", "include_same", is_flag=True,
               help="With RUN_ID: list unchanged questions too.")
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table",
-              show_default=True)
+              show_default=True, help="Output format.")
 @click.argument("run_id", required=False)
 def lineage_command(db: Path, include_same: bool, fmt: str, run_id: str | None) -> None:
     """Show archived runs, their relation (superseded, duplicate, early, rescoring, orphaned,
