@@ -224,7 +224,8 @@ def format_report(report: dict) -> str:
               help="Generator seed of the bench tree.")
 @click.option("--scale", type=click.Choice(["bench", "full", "demo"]), default="bench",
               show_default=True, help="Tree scale (demo: a quick smoke run of the harness).")
-@click.option("--jobs", "-j", type=int, default=0, show_default="one per core")
+@click.option("--jobs", "-j", type=int, default=0, show_default="one per core",
+              help="Parse workers of the measured ingest.")
 @click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the figures as JSON here.")
 def bench_command(data: Path, gb: float, seed: int, scale: str, jobs: int,
