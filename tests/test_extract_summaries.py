@@ -9,23 +9,7 @@ from typing import Any
 
 from etl.extract import EXTRACTORS, FileInfo
 from etl.extract.summaries import extract_summary
-
-
-class RecordingEmitter:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, dict[str, Any]]] = []
-        self.rejects: list[tuple[int | None, str, str, str | None]] = []
-        self.stats: list[tuple[int | None, str | None]] = []
-
-    def row(self, table: str, row: dict[str, Any]) -> None:
-        self.rows.append((table, row))
-
-    def reject(self, line_no: int | None, severity: str, error: str,
-               excerpt: str | None = None) -> None:
-        self.rejects.append((line_no, severity, error, excerpt))
-
-    def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None:
-        self.stats.append((n_lines, sha256))
+from tests.recording import RecordingEmitter
 
 
 def run(path: Path, kind: str) -> RecordingEmitter:
