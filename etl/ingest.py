@@ -6,35 +6,37 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import secrets
 import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import click
 import duckdb
 import orjson
-import pyarrow.parquet as pq
 
 from etl import __version__
-from etl.discover import RESULT_KINDS, Discovery, discover
-from etl.extract import FileInfo, load_all
+from etl.cache import (
+    cache_root_for,
+    not_cached,
+    prune_cache,
+    read_index,
+    set_skip_keys,
+    split_preferred,
+    write_index,
+)
+from etl.discover import Discovery, discover
+from etl.extract import load_all
 from etl.load import build_database, connect_new, options_json
-from etl.publish import alive, clean_stale_temps, ingest_lock, publish, temp_path_for
-from etl.read import file_sha256
+from etl.publish import clean_stale_temps, ingest_lock, publish, temp_path_for
 from etl.redact import prepare_redaction
 from etl.schema import LOAD_SQL_DIR, fingerprint, parser_fingerprint, schema_files, view_files
-from etl.stage import SKIP_KEYS_FILE, StageResult, result_from_json, stage_file
-
-INDEX_NAME = "index.json"
+from etl.stage import StageResult, stage_files
 
 
 @dataclass
@@ -92,23 +94,6 @@ class IngestSummary:
         ]
 
 
-def cache_root_for(db: Path) -> Path:
-    return db.with_name(db.name + ".cache")
-
-
-def _read_index(cache_root: Path) -> dict[str, Any]:
-    try:
-        return orjson.loads((cache_root / INDEX_NAME).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-
-
-def _write_index(cache_root: Path, index: dict[str, Any]) -> None:
-    tmp = cache_root / f".{INDEX_NAME}.{os.getpid()}"
-    tmp.write_bytes(orjson.dumps(index, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-    os.replace(tmp, cache_root / INDEX_NAME)
-
-
 def _tree_signature(disc: Discovery) -> str:
     digest = hashlib.sha256()
     for f in disc.files:
@@ -122,134 +107,6 @@ def _tree_signature(disc: Discovery) -> str:
 def _sql_fingerprint() -> str:
     return fingerprint([*schema_files(), *view_files(), *LOAD_SQL_DIR.glob("*.sql"),
                         *Path(__file__).parent.glob("*.py")])
-
-
-def _cached_result(entry: dict[str, Any] | None, info: FileInfo, parser: str,
-                   cache_root: Path) -> StageResult | None:
-    if not entry or entry.get("parser") != parser:
-        return None
-    if entry.get("skip_hash") != info.options.get("skip_hash") and not _skips_still_valid(
-            entry, info, cache_root):
-        return None
-    if (entry.get("path"), entry.get("size"), entry.get("kind"), entry.get("keep_images")) != (
-            info.path, info.size_bytes, info.kind, bool(info.options.get("keep_images"))):
-        return None
-    if entry.get("mtime_ns") != info.mtime_ns:
-        # Touched or rewritten with the same size: the content hash decides.
-        try:
-            if file_sha256(info.abs_path) != entry.get("sha256"):
-                return None
-        except OSError:
-            return None
-    stats = cache_root / entry["cache_dir"] / "stats.json"
-    try:
-        return result_from_json(orjson.loads(stats.read_bytes()))
-    except (OSError, orjson.JSONDecodeError, KeyError):
-        return None
-
-
-def _split_preferred(loadable: list[FileInfo]) -> tuple[list[FileInfo], list[FileInfo]]:
-    """(files staged in full first, result files that are not their run's preferred kind).
-
-    Region shards and steal files mostly repeat merged_unique.jsonl (and one-shot shards
-    repeat the top-level results.jsonl): on the bench tree 37% of all records are such
-    copies. Staging them after the preferred files lets their extractor skip the copies
-    that cannot win instead of normalizing whole trajectories to throw them away."""
-    best: dict[str, int] = {}
-    for f in loadable:
-        if f.kind in RESULT_KINDS and f.run_id and f.copy_rank is not None:
-            best[f.run_id] = min(best.get(f.run_id, f.copy_rank), f.copy_rank)
-    preferred, secondary = [], []
-    for f in loadable:
-        if (f.kind in RESULT_KINDS and f.run_id and f.copy_rank is not None
-                and f.copy_rank > best[f.run_id]):
-            secondary.append(f)
-        else:
-            preferred.append(f)
-    return preferred, secondary
-
-
-def _set_skip_keys(secondary: list[FileInfo], preferred: list[FileInfo],
-                   staged: dict[str, StageResult], cache_root: Path) -> None:
-    """Give each secondary file the (qid, run_index) keys its run's preferred files hold,
-    and a hash of them that keys its cache entry."""
-    keys: dict[str, set[tuple[str, int]]] = {}
-    for f in preferred:
-        result = staged.get(f.file_id)
-        if f.kind not in RESULT_KINDS or result is None or not result.tables.get("results"):
-            continue
-        table = pq.read_table(cache_root / result.cache_dir / "results.parquet",
-                              columns=["qid", "run_index"])
-        keys.setdefault(f.run_id, set()).update(
-            zip(table.column("qid").to_pylist(), table.column("run_index").to_pylist(),
-                strict=True))
-    for f in secondary:
-        run_keys = frozenset(keys.get(f.run_id, ()))
-        f.options["skip_keys"] = run_keys
-        f.options["skip_hash"] = hashlib.sha256(
-            orjson.dumps(sorted(run_keys))).hexdigest()[:16]
-
-
-def _skips_still_valid(entry: dict[str, Any], info: FileInfo, cache_root: Path) -> bool:
-    """A file staged while skipping keys K stays valid while every key of K is still held by
-    a preferred file (a resumed writer appending to merged_unique.jsonl only adds keys);
-    when a key went away, its copy here may now win and must be staged in full."""
-    skipped: set[tuple[str, int]] = set()
-    if entry.get("skip_hash"):
-        try:
-            skipped = {(q, r) for q, r in orjson.loads(
-                (cache_root / entry["cache_dir"] / SKIP_KEYS_FILE).read_bytes())}
-        except (OSError, orjson.JSONDecodeError, ValueError, TypeError):
-            return False
-    return skipped <= info.options.get("skip_keys", frozenset())
-
-
-def _not_cached(files: list[FileInfo], entries: dict[str, Any], parser: str,
-                cache_root: Path, staged: dict[str, StageResult]) -> list[FileInfo]:
-    """Fill staged with the files the cache still holds; return the others."""
-    todo = []
-    for info in files:
-        cached = _cached_result(entries.get(info.file_id), info, parser, cache_root)
-        if cached is not None:
-            staged[info.file_id] = cached
-        else:
-            todo.append(info)
-    return todo
-
-
-def _stage_all(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: str,
-               jobs: int, progress: bool) -> dict[str, StageResult]:
-    results: dict[str, StageResult] = {}
-    if not todo:
-        return results
-    todo = sorted(todo, key=lambda f: -f.size_bytes)  # big files first: balanced workers
-    total = sum(f.size_bytes for f in todo)
-    bar = click.progressbar(length=max(total, 1), label=f"parsing {len(todo)} files",
-                            file=sys.stderr, show_pos=False, show_percent=True,
-                            item_show_func=lambda _: None) if progress else None
-    jobs = jobs or (os.cpu_count() or 1)
-    try:
-        if bar is not None:
-            bar.__enter__()
-        if jobs <= 1 or len(todo) == 1:
-            for info in todo:
-                results[info.file_id] = stage_file(info, str(cache_root), parser, ingest_id)
-                if bar is not None:
-                    bar.update(info.size_bytes)
-        else:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
-                                     mp_context=get_context("spawn")) as pool:
-                futures = {pool.submit(stage_file, info, str(cache_root), parser, ingest_id):
-                           info for info in todo}
-                for future in as_completed(futures):
-                    info = futures[future]
-                    results[info.file_id] = future.result()
-                    if bar is not None:
-                        bar.update(info.size_bytes)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-    return results
 
 
 def _post_load_hooks(options: IngestOptions) -> list:
@@ -293,16 +150,16 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
         if options.full:
             shutil.rmtree(cache_root, ignore_errors=True)
         cache_root.mkdir(parents=True, exist_ok=True)
-        index = _read_index(cache_root)
+        index = read_index(cache_root)
         content = options.content_options()
         disc = discover(root, options={"keep_images": options.keep_images})
         extractors = load_all()
         parser = parser_fingerprint()
         loadable = [f for f in disc.files if f.kind in extractors]
-        preferred, secondary = _split_preferred(loadable)
+        preferred, secondary = split_preferred(loadable)
         staged: dict[str, StageResult] = {}
         entries = index.get("files", {})
-        todo = _not_cached(preferred, entries, parser, cache_root, staged)
+        todo = not_cached(preferred, entries, parser, cache_root, staged)
         summary.n_files, summary.n_loadable = len(disc.files), len(loadable)
         summary.bytes_total = sum(f.size_bytes for f in loadable)
         signature = {"tree": _tree_signature(disc), "sql": _sql_fingerprint(),
@@ -310,8 +167,8 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
                      "redact_key": hashlib.sha256((options.redact_key or "").encode())
                      .hexdigest()}
         if not todo:
-            _set_skip_keys(secondary, preferred, staged, cache_root)
-            todo_secondary = _not_cached(secondary, entries, parser, cache_root, staged)
+            set_skip_keys(secondary, preferred, staged, cache_root)
+            todo_secondary = not_cached(secondary, entries, parser, cache_root, staged)
             if not todo_secondary and index.get("last") == signature and db.exists():
                 summary.unchanged = True
                 summary.n_cached = len(loadable)
@@ -324,12 +181,12 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
         try:
             # Two rounds: the preferred copies of each run first, then the other copies,
             # told which keys the preferred ones hold (those copies cannot win).
-            fresh = _stage_all(todo, cache_root, parser, ingest_id, options.jobs,
+            fresh = stage_files(todo, cache_root, parser, ingest_id, options.jobs,
                                options.progress)
             staged.update(fresh)
-            _set_skip_keys(secondary, preferred, staged, cache_root)
-            todo_secondary = _not_cached(secondary, entries, parser, cache_root, staged)
-            fresh_secondary = _stage_all(todo_secondary, cache_root, parser, ingest_id,
+            set_skip_keys(secondary, preferred, staged, cache_root)
+            todo_secondary = not_cached(secondary, entries, parser, cache_root, staged)
+            fresh_secondary = stage_files(todo_secondary, cache_root, parser, ingest_id,
                                          options.jobs, options.progress)
         except BrokenProcessPool as exc:
             raise click.ClickException(
@@ -394,8 +251,8 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
             "ingests": history_out[-1000:],
             "last": signature,
         }
-        _write_index(cache_root, new_index)
-        _prune_cache(cache_root, {r.cache_dir for r in staged.values()})
+        write_index(cache_root, new_index)
+        prune_cache(cache_root, {r.cache_dir for r in staged.values()})
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -420,16 +277,6 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
         if isinstance(out.get(key), str):
             out[key] = dt.datetime.fromisoformat(out[key])
     return out
-
-
-def _prune_cache(cache_root: Path, keep: set[str | None]) -> None:
-    for path in cache_root.iterdir():
-        if path.is_dir() and path.name not in keep:
-            if path.name.startswith(".tmp-"):
-                pid = path.name.rsplit("-", 1)[-1]
-                if pid.isdigit() and int(pid) != os.getpid() and alive(int(pid)):
-                    continue  # a live worker of another process
-            shutil.rmtree(path, ignore_errors=True)
 
 
 @click.command("ingest")

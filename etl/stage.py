@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+import click
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -199,3 +203,38 @@ def result_from_json(data: dict[str, Any]) -> StageResult:
         n_lines=data["n_lines"], n_rows=data["n_rows"], n_rejected=data["n_rejected"],
         n_repaired=data["n_repaired"], tables=data["tables"], seconds=data["seconds"],
         parsed=False, ingest_id=data.get("ingest_id"), skip_hash=data.get("skip_hash"))
+
+
+def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: str,
+               jobs: int, progress: bool) -> dict[str, StageResult]:
+    results: dict[str, StageResult] = {}
+    if not todo:
+        return results
+    todo = sorted(todo, key=lambda f: -f.size_bytes)  # big files first: balanced workers
+    total = sum(f.size_bytes for f in todo)
+    bar = click.progressbar(length=max(total, 1), label=f"parsing {len(todo)} files",
+                            file=sys.stderr, show_pos=False, show_percent=True,
+                            item_show_func=lambda _: None) if progress else None
+    jobs = jobs or (os.cpu_count() or 1)
+    try:
+        if bar is not None:
+            bar.__enter__()
+        if jobs <= 1 or len(todo) == 1:
+            for info in todo:
+                results[info.file_id] = stage_file(info, str(cache_root), parser, ingest_id)
+                if bar is not None:
+                    bar.update(info.size_bytes)
+        else:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
+                                     mp_context=get_context("spawn")) as pool:
+                futures = {pool.submit(stage_file, info, str(cache_root), parser, ingest_id):
+                           info for info in todo}
+                for future in as_completed(futures):
+                    info = futures[future]
+                    results[info.file_id] = future.result()
+                    if bar is not None:
+                        bar.update(info.size_bytes)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    return results
