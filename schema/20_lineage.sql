@@ -106,7 +106,7 @@ COMMENT ON COLUMN run_log_stats.n_synthetic_finish IS 'Finish calls synthesized 
 COMMENT ON COLUMN run_log_stats.n_exceptions IS 'Python tracebacks: "Traceback (most recent call last):" lines.';
 COMMENT ON COLUMN run_log_stats.n_tool_calls IS 'Tool calls logged: "Round N TOOL_CALL[i]:" lines.';
 COMMENT ON COLUMN run_log_stats.n_truncated_results IS 'Tool results cut to the size cap: "TOOL_RESULT_TRUNCATED" lines.';
-COMMENT ON COLUMN run_log_stats.n_finish_called IS 'Questions that ended with a real finish call: "ehr.finish called - DONE" lines.';
+COMMENT ON COLUMN run_log_stats.n_finish_called IS 'Questions that ended with a real finish call: "ehr.finish called - DONE" (deploy_agent_mm.py) or "DONE Round N: ehr.finish called" (run_text.py) lines.';
 COMMENT ON COLUMN run_log_stats.n_written IS 'Results written: "[qid=...] task i/N | run r/R written to ..." lines.';
 COMMENT ON COLUMN run_log_stats.n_questions_started IS 'Questions started: "Processing task i/N | question ..." lines.';
 COMMENT ON COLUMN run_log_stats.backend_model_id IS 'Backend model id from the "Using AWS Bedrock: <model id> @ <region>" line (the first one).';
