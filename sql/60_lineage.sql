@@ -173,47 +173,48 @@ COMMENT ON COLUMN archive_match.match_kind IS 'How current_run_id was found: spl
 COMMENT ON COLUMN archive_match.n_candidates IS 'Current runs that matched benchmark, mode, model and split (or, for match_kind full_split, a full split); the best is current_run_id; 0 when none.';
 COMMENT ON COLUMN archive_match.n_shared IS 'Result rows (qid, run_index) present in both the archived run and current_run_id.';
 
+-- Each result with the answer scoring uses, the one shape both sides of a diff share.
+CREATE OR REPLACE VIEW result_answers AS
+SELECT
+    res.run_id,
+    res.qid,
+    res.run_index,
+    res.task,
+    res.status,
+    res.prediction,
+    -- The answer scoring uses: the set of normalized items, sorted, as JSON text.
+    CAST(to_json(list_sort(list_distinct(
+        from_json(coalesce(res.prediction_items, '[]'), '["VARCHAR"]')
+    ))) AS VARCHAR) AS answer,
+    qs.f1
+FROM results AS res
+LEFT JOIN question_scores AS qs
+    ON qs.run_id = res.run_id AND qs.qid = res.qid AND qs.run_index = res.run_index
+    AND qs.scorer = 'set_f1';
+
+COMMENT ON VIEW result_answers IS 'Each result (run_id, qid, run_index) with its normalized answer (sorted distinct prediction items as JSON text) and its set_f1 F1: the shape archive_diff compares.';
+COMMENT ON COLUMN result_answers.run_id IS 'Run of the result.';
+COMMENT ON COLUMN result_answers.qid IS 'Question id.';
+COMMENT ON COLUMN result_answers.run_index IS '1-based run number of the question.';
+COMMENT ON COLUMN result_answers.task IS 'Task of the question.';
+COMMENT ON COLUMN result_answers.status IS 'Normalized status: success, incomplete or error.';
+COMMENT ON COLUMN result_answers.prediction IS 'The finish call''s response as JSON text, as written.';
+COMMENT ON COLUMN result_answers.answer IS 'The answer scoring uses: sorted distinct normalized prediction items, as JSON text ("[]" when none).';
+COMMENT ON COLUMN result_answers.f1 IS 'set_f1 F1 of this result in [0, 1]; NULL when it has no set_f1 row.';
+
 -- Per question, archived against current: what the retry fixed and what it broke.
 CREATE OR REPLACE VIEW archive_diff AS
 WITH old_side AS (
-    SELECT
-        m.archived_run_id,
-        m.current_run_id,
-        res.qid,
-        res.run_index,
-        res.task,
-        res.status,
-        res.prediction,
-        -- The answer scoring uses: the set of normalized items, sorted, as JSON text.
-        CAST(to_json(list_sort(list_distinct(
-            from_json(coalesce(res.prediction_items, '[]'), '["VARCHAR"]')
-        ))) AS VARCHAR) AS answer,
-        qs.f1
+    SELECT m.archived_run_id, m.current_run_id, a.qid, a.run_index, a.task, a.status,
+           a.prediction, a.answer, a.f1
     FROM archive_match AS m
-    JOIN results AS res ON res.run_id = m.archived_run_id
-    LEFT JOIN question_scores AS qs
-        ON qs.run_id = res.run_id AND qs.qid = res.qid AND qs.run_index = res.run_index
-        AND qs.scorer = 'set_f1'
+    JOIN result_answers AS a ON a.run_id = m.archived_run_id
 ),
 new_side AS (
-    SELECT
-        m.archived_run_id,
-        m.current_run_id,
-        res.qid,
-        res.run_index,
-        res.task,
-        res.status,
-        res.prediction,
-        -- The answer scoring uses: the set of normalized items, sorted, as JSON text.
-        CAST(to_json(list_sort(list_distinct(
-            from_json(coalesce(res.prediction_items, '[]'), '["VARCHAR"]')
-        ))) AS VARCHAR) AS answer,
-        qs.f1
+    SELECT m.archived_run_id, m.current_run_id, a.qid, a.run_index, a.task, a.status,
+           a.prediction, a.answer, a.f1
     FROM archive_match AS m
-    JOIN results AS res ON res.run_id = m.current_run_id
-    LEFT JOIN question_scores AS qs
-        ON qs.run_id = res.run_id AND qs.qid = res.qid AND qs.run_index = res.run_index
-        AND qs.scorer = 'set_f1'
+    JOIN result_answers AS a ON a.run_id = m.current_run_id
     -- An archive without results (a rescoring kept only score files) lists no questions.
     WHERE m.n_archived_results > 0
 ),
