@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,7 +98,13 @@ def json_text(value: Any) -> str | None:
     try:
         return orjson.dumps(value).decode()
     except (TypeError, orjson.JSONEncodeError):
-        return str(value)
+        pass
+    # orjson stops at integers beyond 64 bits and at nesting deeper than 255; the stdlib
+    # encoder writes both (and its own limits end in a marker, never an exception).
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return "[value not representable as JSON]"
 
 
 def to_int(value: Any) -> int | None:
@@ -137,10 +144,10 @@ def to_timestamp(value: Any) -> dt.datetime | None:
         return None
     try:
         stamp = dt.datetime.fromisoformat(value.strip())
-    except ValueError:
+        if stamp.tzinfo is not None:  # the column is a plain TIMESTAMP: store UTC wall time
+            stamp = stamp.astimezone(dt.UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # OverflowError: 9999-12-31T23:00-05:00 in UTC
         return None
-    if stamp.tzinfo is not None:  # the column is a plain TIMESTAMP: store UTC wall time
-        stamp = stamp.astimezone(dt.UTC).replace(tzinfo=None)
     return stamp
 
 

@@ -22,6 +22,7 @@ Damaged lines become rejects (see etl/read.py); a record without a qid is reject
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
@@ -30,6 +31,8 @@ from etl.extract import Emitter, FileInfo, register
 from etl.read import JsonlReader, excerpt_of
 
 TABLE = "question_scores"
+# question_scores.run_index is an INTEGER: a key it cannot hold rejects the record.
+RUN_INDEX_MIN, RUN_INDEX_MAX = -(2**31), 2**31 - 1
 
 
 def number_or_none(value: Any) -> float | None:
@@ -37,14 +40,16 @@ def number_or_none(value: Any) -> float | None:
     else (null, text, lists) is no number."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
+    try:
+        if isinstance(value, int | float):
+            number = float(value)
+        elif isinstance(value, str):
+            number = float(value.strip())
+        else:
             return None
-    return None
+    except (ValueError, OverflowError):  # OverflowError: an integer beyond a double
+        return None
+    return number if math.isfinite(number) else None
 
 
 def int_or_none(value: Any) -> int | None:
@@ -73,8 +78,8 @@ def run_index_of(value: Any) -> tuple[int | None, str | None]:
     if value is None:
         return 1, None
     index = int_or_none(value)
-    if index is None:
-        return None, f"run_index is not an integer: {value!r}"[:200]
+    if index is None or not RUN_INDEX_MIN <= index <= RUN_INDEX_MAX:
+        return None, f"run_index is not an integer the column holds: {ascii(value)}"[:200]
     return index, None
 
 
@@ -179,23 +184,38 @@ def extract_scores(file: FileInfo, emit: Emitter) -> None:
                 emit.reject(line.line_no, "error", "record has no qid",
                             excerpt_of(_dump(obj)))
                 continue
-            if file.kind == "per_question":
-                rows, problem = per_question_rows(obj, qid)
-            else:
-                run_index, problem = run_index_of(obj.get("run_index"))
-                rows = [] if problem else [scored_row(obj, file.kind, qid, run_index or 1)]
+            try:
+                problem = _emit_score_rows(obj, qid, file.kind, line.line_no, rec_no, emit)
+            except Exception as exc:  # noqa: BLE001 - one record's bug never costs the rest
+                problem = f"cannot be loaded: {type(exc).__name__}: {ascii(str(exc))[:300]}"
             if problem:
                 emit.reject(line.line_no, "error", problem, excerpt_of(_dump(obj)))
-                continue
-            for row in rows:
-                row["line_no"] = line.line_no
-                row["rec_no"] = rec_no
-                emit.row(TABLE, row)
     except OSError as exc:
         emit.reject(None, "error", f"cannot read file: {exc.strerror or exc}")
         return
     emit.file_stats(n_lines=reader.n_lines, sha256=reader.sha256)
 
 
+def _emit_score_rows(obj: dict[str, Any], qid: str, kind: str, line_no: int, rec_no: int,
+                     emit: Emitter) -> str | None:
+    """Emit the rows of one record; return the problem that rejects it instead, if any.
+    Rows are built whole before the first is emitted, so a record is all or nothing."""
+    if kind == "per_question":
+        rows, problem = per_question_rows(obj, qid)
+    else:
+        run_index, problem = run_index_of(obj.get("run_index"))
+        rows = [] if problem else [scored_row(obj, kind, qid, run_index or 1)]
+    if problem:
+        return problem
+    for row in rows:
+        row["line_no"] = line_no
+        row["rec_no"] = rec_no
+        emit.row(TABLE, row)
+    return None
+
+
 def _dump(obj: dict[str, Any]) -> bytes:
-    return orjson.dumps(obj, default=str)
+    try:
+        return orjson.dumps(obj, default=str)
+    except (TypeError, orjson.JSONEncodeError):  # e.g. an integer beyond 64 bits
+        return ascii(obj).encode()
