@@ -331,10 +331,13 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
     key = {"qid": qid, "run_index": run_index, "rec_no": rec_no}
     result: dict[str, Any] = {"qid": qid, "run_index": run_index,
                               "line_no": line_no, "rec_no": rec_no}
-    for column, source, convert in RESULT_COLUMNS:
-        result[column] = convert(record.get(source))
-
     rows = RecordRows(result)
+    for column, source, convert in RESULT_COLUMNS:
+        raw = record.get(source)
+        result[column] = value = convert(raw)
+        if value is None and raw is not None:  # the column cannot hold it: say so
+            rows.problems.append(f"{source} {json_text(raw)[:80]} is not a valid "
+                                 f"{column} value; loaded as NULL")
     raw_status = record.get("status")
     result["raw_status"] = to_text(raw_status)
     status = normalize_status(raw_status, result["completed"], record.get("error"),

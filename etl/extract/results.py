@@ -60,6 +60,9 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))
         return
+    if rows.problems:  # loaded, but some value did not fit its column: keep the original
+        emit.reject(line.line_no, "repaired", f"record {rec_no}: " + "; ".join(rows.problems),
+                    line.excerpt or _record_excerpt(None, record))
     emit.row("results", rows.results)
     for table in CHILD_TABLES:
         for row in getattr(rows, table):

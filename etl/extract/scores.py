@@ -27,12 +27,11 @@ from typing import Any
 
 import orjson
 
+from etl import normalize
 from etl.extract import Emitter, FileInfo, register
 from etl.read import JsonlReader, excerpt_of
 
 TABLE = "question_scores"
-# question_scores.run_index is an INTEGER: a key it cannot hold rejects the record.
-RUN_INDEX_MIN, RUN_INDEX_MAX = -(2**31), 2**31 - 1
 
 
 def number_or_none(value: Any) -> float | None:
@@ -74,13 +73,9 @@ def qid_of(obj: dict[str, Any]) -> str | None:
 
 
 def run_index_of(value: Any) -> tuple[int | None, str | None]:
-    """(run_index, problem): missing -> run 1; an integer (or integer text) -> itself."""
-    if value is None:
-        return 1, None
-    index = int_or_none(value)
-    if index is None or not RUN_INDEX_MIN <= index <= RUN_INDEX_MAX:
-        return None, f"run_index is not an integer the column holds: {ascii(value)}"[:200]
-    return index, None
+    """(run_index, problem): the identity rule of result records (etl.normalize), so a
+    score row and the result it scores agree on which run a value names."""
+    return normalize.run_index_of({"run_index": value})
 
 
 def scored_row(obj: dict[str, Any], scorer: str, qid: str, run_index: int) -> dict[str, Any]:
