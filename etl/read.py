@@ -230,8 +230,10 @@ def read_json_file(path: str | Path) -> tuple[Any, str | None, str | None]:
         return orjson.loads(raw), None, None
     except orjson.JSONDecodeError as exc:
         lines = _decode_damaged(raw.strip(), 1, str(exc))
-    if len(lines) == 1 and lines[0].severity == "repaired":
-        return lines[0].obj, "repaired", lines[0].error
+    if len(lines) == 1 and lines[0].severity != "error":
+        # Clean for the stdlib decoder (an integer beyond 64 bits, which orjson refuses)
+        # or repaired.
+        return lines[0].obj, lines[0].severity, lines[0].error
     if lines and lines[0].severity == "error":
         return None, "error", lines[0].error
     return None, "error", "not one JSON object"

@@ -9,7 +9,9 @@ Budgets (Hypothesis profiles, chosen with ETL_FUZZ_PROFILE):
   same inputs on every run, well under a minute on 2 cores.
 - ``fuzz``: random, many examples, failures remembered in .hypothesis/ (git-ignored) and
   each minimal failing tree written to .fuzz-failures/<hash>.json. `make fuzz` loops it
-  for FUZZ_MINUTES. Copy a failure file into tests/fuzz_regressions/ to keep it as a test.
+  for FUZZ_MINUTES (tests/fuzz_run.py). Copy a failure file into tests/fuzz_regressions/
+  to keep it as a test (tests/test_fuzz_regressions.py replays them).
+ETL_FUZZ_EXAMPLES sets the number of trees (the line-level properties run ten times as many).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
             HealthCheck.filter_too_much]
 settings.register_profile("ci", derandomize=True, database=None, deadline=None,
-                          max_examples=int(os.environ.get("ETL_FUZZ_EXAMPLES", "60")),
+                          max_examples=int(os.environ.get("ETL_FUZZ_EXAMPLES", "25")),
                           suppress_health_check=_SLOW_OK, print_blob=True)
 settings.register_profile("fuzz", derandomize=False, deadline=None,
                           max_examples=int(os.environ.get("ETL_FUZZ_EXAMPLES", "500")),
@@ -56,6 +58,11 @@ def _is_final_run() -> bool:
 @FUZZ
 @given(trees())
 def test_every_line_of_a_generated_tree_ends_in_one_place(tree: TreeSpec) -> None:
+    if os.environ.get("ETL_FUZZ_STATS"):  # tests/fuzz_run.py adds up what was tried
+        lines = [spec for f in tree.files for spec in f.lines]
+        with open(os.environ["ETL_FUZZ_STATS"], "a") as fh:
+            fh.write(json.dumps({"trees": 1, "files": len(tree.files), "lines": len(lines),
+                                 "objects": sum(len(x.objects) for x in lines)}) + "\n")
     try:
         ingest_and_check(tree)
     except BaseException as exc:
@@ -64,7 +71,7 @@ def test_every_line_of_a_generated_tree_ends_in_one_place(tree: TreeSpec) -> Non
         raise
 
 
-@settings(FUZZ, max_examples=FUZZ.max_examples * 20)
+@settings(FUZZ, max_examples=FUZZ.max_examples * 10)
 @given(st.sampled_from(["results", "scored", "per_question"]).flatmap(line), st.booleans())
 def test_decode_line_never_raises_and_yields_storable_objects(spec: LineSpec,
                                                               crlf: bool) -> None:
@@ -83,7 +90,7 @@ def test_decode_line_never_raises_and_yields_storable_objects(spec: LineSpec,
             json.dumps(x.obj, allow_nan=False, ensure_ascii=False).encode("utf-8")
 
 
-@settings(FUZZ, max_examples=FUZZ.max_examples * 20)
+@settings(FUZZ, max_examples=FUZZ.max_examples * 10)
 @given(any_json)
 def test_the_oracle_renderer_writes_json(value: object) -> None:
     """A check of the test tool: plain values render to JSON the stdlib reads back, so a
