@@ -126,3 +126,30 @@ def test_huge_integers_where_a_number_belongs(tmp_path: Path) -> None:
     repaired = rows(con, "SELECT path, line_no FROM rejects WHERE severity = 'repaired' "
                          "ORDER BY path, line_no")
     assert {line for _, line in repaired} == {1}
+
+
+def test_a_failure_past_the_extractor_is_one_file_reject(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    # Whatever escapes the per-record guards (here: the Parquet write itself fails) costs
+    # that file, with a reject saying so, never the ingest of the other files.
+    import etl.stage
+
+    real_close = etl.stage.ParquetEmitter.close
+    failed: set[str] = set()
+
+    def close_fails_once(self: etl.stage.ParquetEmitter) -> None:
+        if "broken" in self.info.path and self.info.path not in failed:
+            failed.add(self.info.path)  # the first write of that file only
+            raise OSError("disk full")
+        real_close(self)
+
+    monkeypatch.setattr(etl.stage.ParquetEmitter, "close", close_fails_once)
+    other = "ehr_bench/agentic/full1800/broken_model"
+    con = ingest(tmp_path, {f"{RUN}/results.jsonl": result_line("q1"),
+                            f"{other}/results.jsonl": result_line("q9")})
+    assert rows(con, "SELECT qid FROM results") == [("q1",)]
+    (path, line_no, severity, error), = rows(con, "SELECT path, line_no, severity, error "
+                                                  "FROM rejects")
+    assert (path, line_no, severity) == (f"{other}/results.jsonl", None, "error")
+    assert "disk full" in error and "no row of this file is loaded" in error
