@@ -29,6 +29,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -352,19 +353,21 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
                                       result["task_family"], result["source_benchmark"])
 
     label = record.get("label")
-    gold = scoring.gold_items(label)
+    gold = _items_or_none(scoring.gold_items, label, "label", rows)
     result["label"] = json_text(label)
     result["gold"] = json_text(gold)
 
     response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows)
-    pred = scoring.prediction_items(response) if has_response else []
+    pred = _items_or_none(scoring.prediction_items, response, "prediction",
+                          rows) if has_response else []
     result["prediction"] = json_text(response) if has_response else None
     result["prediction_items"] = json_text(pred)
     result["n_messages"] = len(rows.messages)
     result["n_tool_calls"] = len(rows.tool_calls)
     result["n_images"] = len(rows.images)
 
-    score = scoring.set_f1(pred, gold, status)
+    score = (scoring.set_f1(pred, gold, status) if gold is not None and pred is not None
+             else NO_SCORE)
     rows.question_scores.append({
         **key, "scorer": scoring.SCORER, "task": result["task"], "route": scoring.SCORER,
         "precision": score.precision, "recall": score.recall, "f1": score.f1,
@@ -373,6 +376,23 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
         "line_no": line_no,
     })
     return rows, None
+
+
+# The score of a record whose gold or prediction cannot be read: every metric NULL.
+NO_SCORE = SimpleNamespace(precision=None, recall=None, f1=None, exact_match=None,
+                           n_pred=None, n_gold=None)
+
+
+def _items_or_none(items_of: Callable[[Any], list[str]], value: Any, what: str,
+                   rows: RecordRows) -> list[str] | None:
+    """The scorer's items of a value, or None (noted as a problem) when the scorer cannot
+    read it (an object nested deeper than orjson writes): the record still loads."""
+    try:
+        return items_of(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        rows.problems.append(f"{what} cannot be scored ({type(exc).__name__}: {exc}); "
+                             "its set_f1 score is NULL")
+        return None
 
 
 def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
