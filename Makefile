@@ -7,7 +7,7 @@ ROOT   ?= demo/tree
 DB     ?= warehouse.duckdb
 SEED   ?= 7
 
-.PHONY: help venv ingest demo test lint bench report clean
+.PHONY: help venv ingest demo test lint bench report clean fuzz
 
 help:
 	@echo "make ingest            generate the demo tree (once) and ingest it into $(DB)"
@@ -16,6 +16,7 @@ help:
 	@echo "make lint              ruff"
 	@echo "make bench             generate a bench-scale tree (cached) and measure the ingest"
 	@echo "make report            write report.html from $(DB)"
+	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20)"
 
 venv: $(STAMP)
 
@@ -48,6 +49,12 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/etl bench --data bench-data
+
+# A long randomized run of the ingest fuzzer (make test runs a fixed, derandomized budget);
+# a failing tree lands in .fuzz-failures/ (see tests/fuzz_run.py to keep it as a test).
+FUZZ_MINUTES ?= 20
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzz_run --minutes $(FUZZ_MINUTES)
 
 report: ingest
 	$(BIN)/etl report --db $(DB) --out report.html

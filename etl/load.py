@@ -127,6 +127,7 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
     if score_files:
         select = _select_for("question_scores", redactions)
         con.execute(load_sql("scores.sql").format(select=select), {"files": score_files})
+        con.execute(load_sql("score_duplicates.sql"), {"files": score_files})
     handled = {"results", *RESULT_CHILDREN, "files", "runs", "models", "model_aliases",
                "ingests"}
     for table in arrow_schemas():

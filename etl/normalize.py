@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -97,7 +99,13 @@ def json_text(value: Any) -> str | None:
     try:
         return orjson.dumps(value).decode()
     except (TypeError, orjson.JSONEncodeError):
-        return str(value)
+        pass
+    # orjson stops at integers beyond 64 bits and at nesting deeper than 255; the stdlib
+    # encoder writes both (and its own limits end in a marker, never an exception).
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return "[value not representable as JSON]"
 
 
 def to_int(value: Any) -> int | None:
@@ -137,10 +145,10 @@ def to_timestamp(value: Any) -> dt.datetime | None:
         return None
     try:
         stamp = dt.datetime.fromisoformat(value.strip())
-    except ValueError:
+        if stamp.tzinfo is not None:  # the column is a plain TIMESTAMP: store UTC wall time
+            stamp = stamp.astimezone(dt.UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # OverflowError: 9999-12-31T23:00-05:00 in UTC
         return None
-    if stamp.tzinfo is not None:  # the column is a plain TIMESTAMP: store UTC wall time
-        stamp = stamp.astimezone(dt.UTC).replace(tzinfo=None)
     return stamp
 
 
@@ -324,10 +332,13 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
     key = {"qid": qid, "run_index": run_index, "rec_no": rec_no}
     result: dict[str, Any] = {"qid": qid, "run_index": run_index,
                               "line_no": line_no, "rec_no": rec_no}
-    for column, source, convert in RESULT_COLUMNS:
-        result[column] = convert(record.get(source))
-
     rows = RecordRows(result)
+    for column, source, convert in RESULT_COLUMNS:
+        raw = record.get(source)
+        result[column] = value = convert(raw)
+        if value is None and raw is not None:  # the column cannot hold it: say so
+            rows.problems.append(f"{source} {json_text(raw)[:80]} is not a valid "
+                                 f"{column} value; loaded as NULL")
     raw_status = record.get("status")
     result["raw_status"] = to_text(raw_status)
     status = normalize_status(raw_status, result["completed"], record.get("error"),
@@ -342,19 +353,21 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
                                       result["task_family"], result["source_benchmark"])
 
     label = record.get("label")
-    gold = scoring.gold_items(label)
+    gold = _items_or_none(scoring.gold_items, label, "label", rows)
     result["label"] = json_text(label)
     result["gold"] = json_text(gold)
 
     response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows)
-    pred = scoring.prediction_items(response) if has_response else []
+    pred = _items_or_none(scoring.prediction_items, response, "prediction",
+                          rows) if has_response else []
     result["prediction"] = json_text(response) if has_response else None
     result["prediction_items"] = json_text(pred)
     result["n_messages"] = len(rows.messages)
     result["n_tool_calls"] = len(rows.tool_calls)
     result["n_images"] = len(rows.images)
 
-    score = scoring.set_f1(pred, gold, status)
+    score = (scoring.set_f1(pred, gold, status) if gold is not None and pred is not None
+             else NO_SCORE)
     rows.question_scores.append({
         **key, "scorer": scoring.SCORER, "task": result["task"], "route": scoring.SCORER,
         "precision": score.precision, "recall": score.recall, "f1": score.f1,
@@ -363,6 +376,23 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
         "line_no": line_no,
     })
     return rows, None
+
+
+# The score of a record whose gold or prediction cannot be read: every metric NULL.
+NO_SCORE = SimpleNamespace(precision=None, recall=None, f1=None, exact_match=None,
+                           n_pred=None, n_gold=None)
+
+
+def _items_or_none(items_of: Callable[[Any], list[str]], value: Any, what: str,
+                   rows: RecordRows) -> list[str] | None:
+    """The scorer's items of a value, or None (noted as a problem) when the scorer cannot
+    read it (an object nested deeper than orjson writes): the record still loads."""
+    try:
+        return items_of(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        rows.problems.append(f"{what} cannot be scored ({type(exc).__name__}: {exc}); "
+                             "its set_f1 score is NULL")
+        return None
 
 
 def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,

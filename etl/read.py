@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,16 +43,35 @@ def excerpt_of(raw: bytes) -> str:
 
 def _loads_lenient(text: str) -> tuple[list[Any], list[str]]:
     """Decode one or more concatenated JSON values with the stdlib decoder, which accepts
-    NaN / Infinity. Returns the values and the repairs made; raises ValueError if the text
-    is not a sequence of complete JSON values."""
+    what orjson refuses (NaN / Infinity, numbers beyond a double, lone surrogate escapes).
+    Returns the values, every one storable, and the repairs made; raises ValueError if the
+    text is not a sequence of complete JSON values."""
     repairs: list[str] = []
 
+    def note(repair: str) -> None:
+        if repair not in repairs:
+            repairs.append(repair)
+
     def constant(name: str) -> None:
-        if "bare NaN/Infinity loaded as null" not in repairs:
-            repairs.append("bare NaN/Infinity loaded as null")
+        note("bare NaN/Infinity loaded as null")
         return None
 
-    decoder = json.JSONDecoder(parse_constant=constant)
+    def big_float(text: str) -> float | None:
+        number = float(text)
+        if math.isfinite(number):
+            return number
+        note("number beyond a double (e.g. 1e400) loaded as null")
+        return None
+
+    def big_int(text: str) -> int | None:
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts (sys.int_info)
+            note("integer of more than 4300 digits loaded as null")
+            return None
+
+    decoder = json.JSONDecoder(parse_constant=constant, parse_float=big_float,
+                               parse_int=big_int)
     values: list[Any] = []
     pos, end = 0, len(text)
     while True:
@@ -60,9 +81,53 @@ def _loads_lenient(text: str) -> tuple[list[Any], list[str]]:
             break
         value, pos = decoder.raw_decode(text, pos)
         values.append(value)
+    if _replace_lone_surrogates(values):
+        note("lone surrogate escape replaced with U+FFFD")
     if len(values) > 1:
         repairs.append(f"{len(values)} JSON objects on one line, each loaded")
     return values, repairs
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _fix_text(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _replace_lone_surrogates(values: list[Any]) -> bool:
+    """Replace, in place, every lone surrogate (a `\\ud83d` escape without its pair, which
+    the stdlib decoder accepts and no UTF-8 column can store) in keys and strings.
+    Iterative: the decoder allows nesting deeper than a recursive walk could follow."""
+    changed = False
+    stack: list[Any] = [values]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            items = list(node.items())
+            keys_bad = any(_SURROGATE.search(k) for k, _ in items)
+            for i, (key, value) in enumerate(items):
+                if isinstance(value, str) and _SURROGATE.search(value):
+                    value = _fix_text(value)
+                    changed = True
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+                items[i] = (_fix_text(key) if keys_bad else key, value)
+            if keys_bad:
+                changed = True
+                node.clear()
+                node.update(items)
+            else:
+                for key, value in items:
+                    node[key] = value
+        else:  # list
+            for i, value in enumerate(node):
+                if isinstance(value, str) and _SURROGATE.search(value):
+                    node[i] = _fix_text(value)
+                    changed = True
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+    return changed
 
 
 def decode_line(raw: bytes, line_no: int) -> list[Line]:
@@ -165,8 +230,10 @@ def read_json_file(path: str | Path) -> tuple[Any, str | None, str | None]:
         return orjson.loads(raw), None, None
     except orjson.JSONDecodeError as exc:
         lines = _decode_damaged(raw.strip(), 1, str(exc))
-    if len(lines) == 1 and lines[0].severity == "repaired":
-        return lines[0].obj, "repaired", lines[0].error
+    if len(lines) == 1 and lines[0].severity != "error":
+        # Clean for the stdlib decoder (an integer beyond 64 bits, which orjson refuses)
+        # or repaired.
+        return lines[0].obj, lines[0].severity, lines[0].error
     if lines and lines[0].severity == "error":
         return None, "error", lines[0].error
     return None, "error", "not one JSON object"

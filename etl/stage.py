@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from etl.extract import FileInfo, load_all
-from etl.read import file_sha256
+from etl.read import EXCERPT_CHARS, file_sha256
 from etl.schema import staged_schema
 
 FLUSH_ROWS = 20_000
@@ -76,6 +76,9 @@ class ParquetEmitter:
         self.sha256: str | None = None
         self._fill = {k: getattr(info, k) for k in FILL_FROM_FILE}
         self._schemas: dict[str, pa.Schema] = {}
+        # rec_no -> line_no, so a repair of a child row (messages carry only rec_no) can
+        # name the line it came from.
+        self._line_of_rec: dict[int, int] = {}
 
     def _start_table(self, table: str, first: dict[str, Any]) -> None:
         schema = self._schemas[table] = staged_schema(table)
@@ -93,6 +96,9 @@ class ParquetEmitter:
             buffer = self.buffers[table]
         buffer.append(row)
         self.counts[table] += 1
+        line_no = row.get("line_no")
+        if line_no is not None and table != "rejects":
+            self._line_of_rec[row.get("rec_no")] = line_no
         big = row.get(SIZE_COLUMN.get(table, ""))
         if big is not None:
             self.buffer_bytes[table] += len(big)
@@ -119,7 +125,7 @@ class ParquetEmitter:
         if not rows:
             return
         schema = self._schemas[table]
-        batch = pa.Table.from_pylist(rows, schema=schema)
+        batch = self._to_arrow(table, rows, schema)
         for name, value in self._fill.items():
             index = schema.get_field_index(name)
             if index >= 0 and value is not None and batch.column(index).null_count:
@@ -133,16 +139,108 @@ class ParquetEmitter:
         self.buffers[table] = []
         self.buffer_bytes[table] = 0
 
+    def _to_arrow(self, table: str, rows: list[dict[str, Any]], schema: pa.Schema
+                  ) -> pa.Table:
+        """The batch as Arrow. A value the column cannot hold (an integer beyond INTEGER, a
+        string with a lone surrogate, a wrong type an extractor let through) must cost
+        neither the batch nor its record: the batch is converted row by row, and each value
+        that fails becomes NULL (text: U+FFFD for what UTF-8 cannot encode) with a
+        `repaired` reject holding the original as text."""
+        try:
+            return pa.Table.from_pylist(rows, schema=schema)
+        except (pa.ArrowException, OverflowError, TypeError, ValueError):
+            pass
+        fixed = []
+        for row in rows:
+            try:
+                pa.Table.from_pylist([row], schema=schema)
+            except (pa.ArrowException, OverflowError, TypeError, ValueError):
+                row = self._repair_row(table, row, schema)
+            fixed.append(row)
+        return pa.Table.from_pylist(fixed, schema=schema)
+
+    def _repair_row(self, table: str, row: dict[str, Any], schema: pa.Schema
+                    ) -> dict[str, Any]:
+        row = dict(row)
+        for column, value in list(row.items()):
+            index = schema.get_field_index(column)
+            if index < 0 or value is None:
+                continue
+            typ = schema.field(index).type
+            if _storable(value, typ):
+                continue
+            repaired: Any = None
+            if isinstance(value, str):
+                repaired = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+                if not _storable(repaired, typ):
+                    repaired = None
+            row[column] = repaired
+            if table == "rejects":  # the reject itself: repairing it is all there is to do
+                continue
+            how = "stored with U+FFFD" if repaired is not None else "loaded as NULL"
+            line_no = self._line_of_rec.get(row.get("rec_no"), row.get("line_no"))
+            self.reject(line_no, "repaired",
+                        f"{table}.{column}: {type(value).__name__} value cannot be stored "
+                        f"as {typ}; {how}", ascii(value)[:EXCERPT_CHARS])
+        return row
+
     def close(self) -> None:
-        for table in list(self.buffers):
+        # rejects last: flushing another table may repair a value and add a reject.
+        for table in sorted(self.buffers, key=lambda name: name == "rejects"):
             self._flush(table)
+        if self.buffers.get("rejects"):
+            self._flush("rejects")
         for writer in self.writers.values():
             writer.close()
 
 
+def _storable(value: Any, typ: pa.DataType) -> bool:
+    try:
+        pa.array([value], type=typ)
+    except (pa.ArrowException, OverflowError, TypeError, ValueError):
+        return False
+    return True
+
+
 def stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str) -> StageResult:
     """Parse one file into a fresh cache directory. Never raises for bad input: an
-    extractor crash becomes a reject naming the file (a bug to fix, not a lost run)."""
+    extractor crash becomes a reject naming the file (a bug to fix, not a lost run), and
+    so does a failure past the extractor (writing the Parquet): then the file's rows are
+    not loaded and one file-level reject says why."""
+    try:
+        return _stage_file(info, cache_root, parser, ingest_id)
+    except Exception as exc:  # noqa: BLE001 - one file's failure never stops the ingest
+        return _stage_failed(info, cache_root, parser, ingest_id, exc)
+
+
+def _stage_failed(info: FileInfo, cache_root: str, parser: str, ingest_id: str,
+                  exc: Exception) -> StageResult:
+    tmp = Path(cache_root) / f".tmp-{info.file_id}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    emitter = ParquetEmitter(info, tmp, ingest_id)
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    emitter.reject(None, "error", f"staging {info.kind} failed: {type(exc).__name__}: "
+                   f"{ascii(str(exc))[:300]} (at {Path(frame.filename).name}:{frame.lineno});"
+                   " no row of this file is loaded")
+    emitter.close()
+    try:
+        sha = file_sha256(info.abs_path)
+    except OSError:
+        sha = "0" * 64
+    final = Path(cache_root) / cache_dir_name(info, sha, parser)
+    result = StageResult(
+        file_id=info.file_id, cache_dir=final.name, sha256=sha, n_lines=None, n_rows=0,
+        n_rejected=1, n_repaired=0, tables=dict(emitter.counts), ingest_id=ingest_id,
+        skip_hash=info.options.get("skip_hash"))
+    (tmp / "stats.json").write_bytes(orjson.dumps(result_to_json(result)))
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    return result
+
+
+def _stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str
+                ) -> StageResult:
     started = time.perf_counter()
     extractors = load_all()
     extractor = extractors.get(info.kind)

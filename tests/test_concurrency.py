@@ -193,10 +193,31 @@ def test_kill_at_a_point_leaves_the_old_database(template: dict, tmp_path: Path,
     db = _fresh_db(template, tmp_path)
     condition = {"parsing": _parsing, "staged_some": _staged_some, "temp_db": _temp_db,
                  "temp_wal": _temp_wal}[point](db)
+    before = {p.name for p in _cache(db).iterdir()}
     killed = _kill_when(_ingest_cmd(template["base"] / "tree_B", db, "-j", jobs), condition)
     assert killed, f"the ingest finished before reaching {point}"
+    # What the killed ingest left behind proves where the kill landed (nothing cleans up
+    # after a SIGKILL of the whole group): the stage it was in, not a later one.
+    left = _left_behind(db, before)
+    if point in ("parsing", "staged_some"):
+        assert not left["temp_db"], f"killed after parsing: {left}"
+        assert left["parse_dirs"] if point == "parsing" else left["new_staged"], left
+    else:
+        assert left["temp_db"], f"killed before the new file was written or after the " \
+                                f"rename: {left}"
+        if point == "temp_wal":
+            assert left["temp_wal"], left
     assert _is_a(template, db), "the old database must open with its old data"
     _recovers(template, db)
+
+
+def _left_behind(db: Path, cache_before: set[str]) -> dict[str, list[str]]:
+    cache = [p.name for p in _cache(db).iterdir()]
+    temps = [p.name for p in db.parent.iterdir() if p.name.startswith(f"{db.name}.tmp-")]
+    return {"parse_dirs": [n for n in cache if n.startswith(".tmp-")],
+            "new_staged": [n for n in cache if not n.startswith(".") and n not in cache_before],
+            "temp_db": [n for n in temps if not n.endswith(".wal")],
+            "temp_wal": [n for n in temps if n.endswith(".wal")]}
 
 
 @pytest.mark.parametrize("fraction", [0.5, 0.8, 1.0])
@@ -207,9 +228,14 @@ def test_kill_after_a_delay_leaves_old_or_new_never_broken(template: dict, tmp_p
     db = _fresh_db(template, tmp_path)
     started = time.monotonic()
     delay = template["seconds"] * fraction
-    _kill_when(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
-               lambda pid: time.monotonic() - started >= delay)
-    assert _is_a(template, db) or _is_b(template, db)
+    killed = _kill_when(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
+                        lambda pid: time.monotonic() - started >= delay)
+    if killed:
+        assert _is_a(template, db) or _is_b(template, db)
+    else:  # it finished before the delay: then it must have built B whole
+        assert _is_b(template, db)
+    if fraction < 1.0:  # half-way through an ingest that takes `seconds`: must land
+        assert killed, f"the ingest finished within {delay:.2f}s"
     _recovers(template, db)
 
 

@@ -15,11 +15,12 @@ Never a crash."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import duckdb
 import orjson
-import pytest
 
 from etl.discover import discover, file_id_for
 from etl.ingest import IngestOptions, run_ingest
@@ -111,19 +112,57 @@ def test_dangling_link_and_unreadable_directory_are_rejects(tmp_path: Path) -> N
     assert all("dangling" in e for e in problems.values())
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads directories whatever their mode")
-def test_unreadable_directory_is_a_reject(tmp_path: Path) -> None:
-    root = tmp_path / "tree"
-    _results(root / RUN, ["q1"])
-    locked = root / "ehr_bench/agentic/full1800/locked_model"
-    _results(locked, ["q1"])
-    locked.chmod(0)
+NOBODY = 65534
+
+
+def _problems_as_unprivileged(root: Path) -> dict[str, str]:
+    """discover(root).problems as seen by a user that file modes apply to. Root reads a
+    directory whatever its mode, so as root the walk runs in a forked child that first
+    drops to `nobody` (a fork, not an exec: the interpreter may live where nobody cannot
+    reach it)."""
+    if os.geteuid() != 0:
+        return _problems(root)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop privileges for good, walk, report, exit
+        status = 1
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            assert os.geteuid() == NOBODY
+            with os.fdopen(write_end, "wb") as out:
+                out.write(orjson.dumps(_problems(root)))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as fh:
+        data = fh.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the unprivileged walk failed"
+    return orjson.loads(data)
+
+
+def test_unreadable_directory_is_a_reject() -> None:
+    # Not under tmp_path: pytest's base directory is 0700, closed to the unprivileged user.
+    base = Path(tempfile.mkdtemp(prefix="etl-discover-"))
     try:
-        problems = _problems(root)
+        base.chmod(0o755)
+        root = base / "tree"
+        _results(root / RUN, ["q1"])
+        locked = root / "ehr_bench/agentic/full1800/locked_model"
+        _results(locked, ["q1"])
+        locked.chmod(0)
+        try:
+            problems = _problems_as_unprivileged(root)
+        finally:
+            locked.chmod(0o755)
+        assert list(problems) == ["ehr_bench/agentic/full1800/locked_model"]
+        assert "cannot list" in problems["ehr_bench/agentic/full1800/locked_model"]
     finally:
-        locked.chmod(0o755)
-    assert list(problems) == ["ehr_bench/agentic/full1800/locked_model"]
-    assert "cannot list" in problems["ehr_bench/agentic/full1800/locked_model"]
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_fifo_named_like_a_results_file_is_never_opened(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from etl.extract import EXTRACTORS, FileInfo
 from etl.extract.results import extract_results
+from tests.recording import check_reject, check_row
 
 RESULT_KINDS = ("results_merged", "results_top", "results_shard", "results_steal",
                 "results_steal_copy")
@@ -23,10 +24,12 @@ class CollectingEmitter:
         self.stats: dict[str, Any] = {}
 
     def row(self, table: str, row: dict[str, Any]) -> None:
+        check_row(table, row)  # the real emitter's Arrow schema: a type error fails here
         self.rows.setdefault(table, []).append(row)
 
     def reject(self, line_no: int | None, severity: str, error: str,
                excerpt: str | None = None) -> None:
+        check_reject(line_no, severity, error, excerpt)
         self.rejects.append((line_no, severity, error, excerpt))
 
     def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None:

@@ -258,7 +258,6 @@ def test_demo_tree_incremental_equals_full(demo_tree_if_available: Path,
 
 @pytest.fixture()
 def demo_tree_if_available(request: pytest.FixtureRequest) -> Path:
-    pytest.importorskip("etl.synth.command", reason="etl synth not available yet")
     root, _ = request.getfixturevalue("demo_tree")
     return root
 

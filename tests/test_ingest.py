@@ -125,15 +125,18 @@ def test_children_belong_to_loaded_results(con):
 
 def test_symlinked_runs_keep_their_logical_path(con, demo_tree):
     root, truth = demo_tree
+    assert truth["symlinks"], "the demo tree plants symlinked runs"
+    files = con.execute("SELECT path, real_path FROM files").fetchall()
     for link in truth["symlinks"]:
-        rows = con.execute("SELECT path, real_path FROM files WHERE path LIKE ? || '/%'",
-                           [link["path"]]).fetchall()
-        if not rows:
-            continue
-        for path, real_path in rows:
-            assert "_multi_eval_raw" not in path.split(link["path"], 1)[0]
-            inside = Path(real_path).resolve().is_relative_to(root.resolve())
-            assert inside != link["outside_root"], (path, real_path)
+        target = (root / link["path"]).resolve()
+        assert target.is_relative_to(root.resolve()) != link["outside_root"], link
+        # Every file of the link's target is listed once, under the link's logical path
+        # (never under _multi_eval_raw/... when the target also lies inside the root).
+        under_target = [(path, real) for path, real in files
+                        if Path(real).resolve().is_relative_to(target)]
+        assert under_target, f"no file loaded through {link['path']}"
+        for path, _ in under_target:
+            assert path.startswith(link["path"] + "/"), (link["path"], path)
 
 
 def test_second_ingest_of_unchanged_tree_changes_nothing(demo_tree, tmp_path):

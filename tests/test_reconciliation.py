@@ -337,11 +337,6 @@ def test_text_prediction_sources_reconcile(tmp_path: Path) -> None:
 
 
 def test_ingested_demo_tree_flags_exactly_the_planted_disagreements(tmp_path: Path) -> None:
-    try:
-        from etl import ingest  # noqa: F401
-        from etl.synth import writer  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"etl.ingest / etl.synth not importable yet: {exc}")
     from click.testing import CliRunner
 
     from etl.cli import cli
@@ -351,12 +346,9 @@ def test_ingested_demo_tree_flags_exactly_the_planted_disagreements(tmp_path: Pa
     for args in (["synth", str(out), "--scale", "demo", "--damage"],
                  ["ingest", str(out), "--db", str(db)]):
         result = runner.invoke(cli, args)
-        if result.exit_code != 0 and "No such command" in result.output:
-            pytest.skip(f"etl {args[0]} is not available yet")
         assert result.exit_code == 0, result.output
     truth = json.loads(Path(f"{out}.truth.json").read_text())
-    if "summary_disagreements" not in truth:
-        pytest.skip("the synthetic generator does not plant summary disagreements yet")
+    assert truth["summary_disagreements"], "the demo tree plants summary disagreements"
     expected = {(d["path"], d["json_path"]) for d in truth["summary_disagreements"]}
     con = duckdb.connect(str(db), read_only=True)
     flagged = set(con.execute(

@@ -233,7 +233,6 @@ def test_counts_scores_and_views_unchanged(built: dict[str, Path]) -> None:
 
 def test_demo_tree_redacted_keeps_counts_and_views(request: pytest.FixtureRequest,
                                                    tmp_path: Path) -> None:
-    pytest.importorskip("etl.synth.command", reason="etl synth not available yet")
     root, _ = request.getfixturevalue("demo_tree")
     plain = _everything(request.getfixturevalue("demo_db"))
     db = _ingest(root, tmp_path / "redacted.duckdb", KEY)

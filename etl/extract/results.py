@@ -8,7 +8,7 @@ import orjson
 
 from etl.extract import Emitter, FileInfo, register
 from etl.normalize import normalize_record, qid_of, run_index_of
-from etl.read import EXCERPT_CHARS, JsonlReader, excerpt_of
+from etl.read import EXCERPT_CHARS, JsonlReader, Line, excerpt_of
 
 CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
 
@@ -35,25 +35,38 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
             record = line.obj
             if record is None:  # defensive: the reader gives an object unless severity error
                 continue
-            if skip_keys:
-                qid, (run_index, _) = qid_of(record), run_index_of(record)
-                if (qid, run_index) in skip_keys:
-                    emit.row("results", {"qid": qid, "run_index": run_index,
-                                         "line_no": line.line_no, "rec_no": rec_no})
-                    continue
-            rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
-                                         keep_images=keep_images)
-            if rows is None:
-                emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
-                            _record_excerpt(line.excerpt, record))
-                continue
-            emit.row("results", rows.results)
-            for table in CHILD_TABLES:
-                for row in getattr(rows, table):
-                    emit.row(table, row)
+            try:
+                _emit_record(record, line, rec_no, skip_keys, keep_images, emit)
+            except Exception as exc:  # noqa: BLE001 - one record's bug never costs the rest
+                emit.reject(line.line_no, "error",
+                            f"record {rec_no}: cannot be loaded: {type(exc).__name__}: "
+                            f"{ascii(str(exc))[:300]}", _record_excerpt(line.excerpt, record))
     except OSError as exc:
         emit.reject(None, "error", f"cannot read {file.path}: {exc}", None)
     emit.file_stats(n_lines=reader.n_lines, sha256=reader.sha256)
+
+
+def _emit_record(record: dict[str, object], line: Line, rec_no: int,
+                 skip_keys: frozenset, keep_images: bool, emit: Emitter) -> None:
+    if skip_keys:
+        qid, (run_index, _) = qid_of(record), run_index_of(record)
+        if (qid, run_index) in skip_keys:
+            emit.row("results", {"qid": qid, "run_index": run_index,
+                                 "line_no": line.line_no, "rec_no": rec_no})
+            return
+    rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
+                                 keep_images=keep_images)
+    if rows is None:
+        emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
+                    _record_excerpt(line.excerpt, record))
+        return
+    if rows.problems:  # loaded, but some value did not fit its column: keep the original
+        emit.reject(line.line_no, "repaired", f"record {rec_no}: " + "; ".join(rows.problems),
+                    line.excerpt or _record_excerpt(None, record))
+    emit.row("results", rows.results)
+    for table in CHILD_TABLES:
+        for row in getattr(rows, table):
+            emit.row(table, row)
 
 
 def _record_excerpt(line_excerpt: str | None, record: dict[str, object]) -> str:
@@ -62,4 +75,8 @@ def _record_excerpt(line_excerpt: str | None, record: dict[str, object]) -> str:
     # Clean lines carry no excerpt; rebuild a short one from the record's first keys only,
     # so a multi-MB record is not serialized whole.
     head = {k: record[k] for k in list(record)[:8] if not isinstance(record[k], list | dict)}
-    return excerpt_of(orjson.dumps(head))[:EXCERPT_CHARS]
+    try:
+        text = orjson.dumps(head)
+    except (TypeError, orjson.JSONEncodeError):  # e.g. an integer beyond 64 bits
+        text = ascii(head).encode()
+    return excerpt_of(text)[:EXCERPT_CHARS]

@@ -22,10 +22,12 @@ Damaged lines become rejects (see etl/read.py); a record without a qid is reject
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
 
+from etl import normalize
 from etl.extract import Emitter, FileInfo, register
 from etl.read import JsonlReader, excerpt_of
 
@@ -37,14 +39,16 @@ def number_or_none(value: Any) -> float | None:
     else (null, text, lists) is no number."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
+    try:
+        if isinstance(value, int | float):
+            number = float(value)
+        elif isinstance(value, str):
+            number = float(value.strip())
+        else:
             return None
-    return None
+    except (ValueError, OverflowError):  # OverflowError: an integer beyond a double
+        return None
+    return number if math.isfinite(number) else None
 
 
 def int_or_none(value: Any) -> int | None:
@@ -69,13 +73,9 @@ def qid_of(obj: dict[str, Any]) -> str | None:
 
 
 def run_index_of(value: Any) -> tuple[int | None, str | None]:
-    """(run_index, problem): missing -> run 1; an integer (or integer text) -> itself."""
-    if value is None:
-        return 1, None
-    index = int_or_none(value)
-    if index is None:
-        return None, f"run_index is not an integer: {value!r}"[:200]
-    return index, None
+    """(run_index, problem): the identity rule of result records (etl.normalize), so a
+    score row and the result it scores agree on which run a value names."""
+    return normalize.run_index_of({"run_index": value})
 
 
 def scored_row(obj: dict[str, Any], scorer: str, qid: str, run_index: int) -> dict[str, Any]:
@@ -179,23 +179,38 @@ def extract_scores(file: FileInfo, emit: Emitter) -> None:
                 emit.reject(line.line_no, "error", "record has no qid",
                             excerpt_of(_dump(obj)))
                 continue
-            if file.kind == "per_question":
-                rows, problem = per_question_rows(obj, qid)
-            else:
-                run_index, problem = run_index_of(obj.get("run_index"))
-                rows = [] if problem else [scored_row(obj, file.kind, qid, run_index or 1)]
+            try:
+                problem = _emit_score_rows(obj, qid, file.kind, line.line_no, rec_no, emit)
+            except Exception as exc:  # noqa: BLE001 - one record's bug never costs the rest
+                problem = f"cannot be loaded: {type(exc).__name__}: {ascii(str(exc))[:300]}"
             if problem:
                 emit.reject(line.line_no, "error", problem, excerpt_of(_dump(obj)))
-                continue
-            for row in rows:
-                row["line_no"] = line.line_no
-                row["rec_no"] = rec_no
-                emit.row(TABLE, row)
     except OSError as exc:
         emit.reject(None, "error", f"cannot read file: {exc.strerror or exc}")
         return
     emit.file_stats(n_lines=reader.n_lines, sha256=reader.sha256)
 
 
+def _emit_score_rows(obj: dict[str, Any], qid: str, kind: str, line_no: int, rec_no: int,
+                     emit: Emitter) -> str | None:
+    """Emit the rows of one record; return the problem that rejects it instead, if any.
+    Rows are built whole before the first is emitted, so a record is all or nothing."""
+    if kind == "per_question":
+        rows, problem = per_question_rows(obj, qid)
+    else:
+        run_index, problem = run_index_of(obj.get("run_index"))
+        rows = [] if problem else [scored_row(obj, kind, qid, run_index or 1)]
+    if problem:
+        return problem
+    for row in rows:
+        row["line_no"] = line_no
+        row["rec_no"] = rec_no
+        emit.row(TABLE, row)
+    return None
+
+
 def _dump(obj: dict[str, Any]) -> bytes:
-    return orjson.dumps(obj, default=str)
+    try:
+        return orjson.dumps(obj, default=str)
+    except (TypeError, orjson.JSONEncodeError):  # e.g. an integer beyond 64 bits
+        return ascii(obj).encode()

@@ -51,14 +51,14 @@ def as_number(value: Any) -> float | None:
     """A JSON value as a number, or None when it is not one."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, int | float):
+            number = float(value)
+        elif isinstance(value, str):
             number = float(value.strip())
-        except ValueError:
+        else:
             return None
-    else:
+    except (ValueError, OverflowError):  # OverflowError: an integer beyond a double
         return None
     return number if math.isfinite(number) else None
 
