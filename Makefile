@@ -7,7 +7,7 @@ ROOT   ?= demo/tree
 DB     ?= warehouse.duckdb
 SEED   ?= 7
 
-.PHONY: help venv ingest demo test lint bench report clean
+.PHONY: help venv ingest demo test lint bench report clean wheel-check
 
 help:
 	@echo "make ingest            generate the demo tree (once) and ingest it into $(DB)"
@@ -16,6 +16,7 @@ help:
 	@echo "make lint              ruff"
 	@echo "make bench             generate a bench-scale tree (cached) and measure the ingest"
 	@echo "make report            write report.html from $(DB)"
+	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 
 venv: $(STAMP)
 
@@ -48,6 +49,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/etl bench --data bench-data
+
+wheel-check:
+	PYTHON=$(PYTHON) .ci/wheel-check
 
 report: ingest
 	$(BIN)/etl report --db $(DB) --out report.html

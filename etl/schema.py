@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 
 import duckdb
@@ -15,7 +16,7 @@ import pyarrow as pa
 PACKAGE_DIR = Path(__file__).resolve().parent
 # In a source checkout schema/ and sql/ sit beside the package; an installed wheel carries
 # them inside it as etl/_data/{schema,sql} (copied there at build time by setup.py).
-_SHIPPED_DIR = PACKAGE_DIR / "_data"
+_SHIPPED_DIR = Path(str(files("etl") / "_data"))
 PROJECT_DIR = _SHIPPED_DIR if (_SHIPPED_DIR / "schema").is_dir() else PACKAGE_DIR.parent
 SCHEMA_DIR = PROJECT_DIR / "schema"
 SQL_DIR = PROJECT_DIR / "sql"
