@@ -259,10 +259,12 @@ def discover(root: str | Path, options: dict | None = None) -> Discovery:
 
 
 # ---- run identity: which run a logical path belongs to ------------------------------------
-# Kinds that only mean something inside a run: found outside any run (say a results.jsonl
-# directly in a split directory), they are rejects, never rows without a run.
-OUTSIDE_RUN_KINDS = RESULT_KINDS | {"input", "scored", "rescored", "per_question", "summary",
-                                    "summary_vocab", "scores_json", "status", "run_log"}
+# Result, score and summary kinds only mean something inside a run: found outside any run
+# (say a results.jsonl directly in a split directory), they are rejects, never rows without
+# a run. Run metadata (manifest, status, run.log) may sit at the level of a raw multi-model
+# run and is loaded with source_dir instead (see run_meta.run_id).
+OUTSIDE_RUN_KINDS = RESULT_KINDS | {"scored", "rescored", "per_question", "summary",
+                                    "summary_vocab", "scores_json"}
 OUTSIDE_RUN_KIND = "outside_run"  # the kind such a file is listed under in `files`
 # Region shard directories (us-east-1) and work-stealing copies (steal_00) are parts of one
 # run, never model directories.
