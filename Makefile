@@ -7,7 +7,7 @@ ROOT   ?= demo/tree
 DB     ?= warehouse.duckdb
 SEED   ?= 7
 
-.PHONY: help venv ingest demo test lint bench report clean fuzz
+.PHONY: help venv ingest demo test lint bench report clean fuzz wheel-check
 
 help:
 	@echo "make ingest            generate the demo tree (once) and ingest it into $(DB)"
@@ -17,6 +17,7 @@ help:
 	@echo "make bench             generate a bench-scale tree (cached) and measure the ingest"
 	@echo "make report            write report.html from $(DB)"
 	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20)"
+	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 
 venv: $(STAMP)
 
@@ -55,6 +56,9 @@ bench: $(STAMP)
 FUZZ_MINUTES ?= 20
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzz_run --minutes $(FUZZ_MINUTES)
+
+wheel-check:
+	PYTHON=$(PYTHON) .ci/wheel-check
 
 report: ingest
 	$(BIN)/etl report --db $(DB) --out report.html

@@ -283,6 +283,9 @@ def archive_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         name = run.get("archive_name") or run_id.rsplit("/", 1)[-1]
         parsed = parse_archive_name(str(name), overrides)
         row = parsed.as_row()
+        if run.get("model_dir") and run.get("model"):
+            # A model directory inside an archive of several runs names the model.
+            row["model"], row["model_alias"] = run["model"], run["model_dir"]
         row["archive_name"] = row.pop("name")
         row["run_id"] = run_id
         row["match_split"] = match_split(parsed)

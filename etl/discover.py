@@ -163,6 +163,10 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                         f"symlink loop: links to a directory that contains the root -> "
                         f"{os.readlink(child)}"))
                     continue
+                skip = skipped_directory_reason(name, child)
+                if skip is not None:
+                    problems.append(PathProblem(child_logical, skip, "skipped"))
+                    continue
                 if key in ancestors:
                     problems.append(PathProblem(
                         child_logical, f"symlink loop -> {os.readlink(child)}"
@@ -173,6 +177,8 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                 # Keyed by the real path as the OS spells it: two names that only differ
                 # in bytes that are not UTF-8 are two files.
                 found.append((child_logical, child, os.path.realpath(child)))
+            else:
+                problems.append(special_file_problem(child_logical, st.st_mode))
 
     root_st = root.stat()
     root_real = os.path.realpath(root)
@@ -205,10 +211,13 @@ def discover(root: str | Path, options: dict | None = None) -> Discovery:
     root = Path(root)
     result = Discovery(root=root)
     by_real: dict[str, list[tuple[str, Path, str]]] = {}
-    for item in _walk(root, result.problems):
+    walked = _walk(root, result.problems)
+    nested_archives = archives_of_model_directories([item[0] for item in walked])
+    for item in walked:
         by_real.setdefault(item[2], []).append(item)
-    chosen = sorted((min(items, key=lambda it: _logical_preference(it[0]))
-                     for items in by_real.values()), key=lambda it: it[0])
+    chosen = sorted((item for items in by_real.values()
+                     for item in logical_copies(items, nested_archives)),
+                    key=lambda it: it[0])
 
     pending_scored: list[tuple[FileInfo, tuple[str, str, str]]] = []
     seen_logical: set[str] = set()
@@ -225,7 +234,7 @@ def discover(root: str | Path, options: dict | None = None) -> Discovery:
                         real_path=real, kind="other", options=dict(options or {}))
         st = abs_path.stat()
         info.size_bytes, info.mtime_ns = st.st_size, st.st_mtime_ns
-        run_rel = _classify(info, parts, result)
+        run_rel = _classify(info, parts, result, nested_archives)
         if run_rel is not None:
             info.kind = classify_kind(run_rel)
         else:
@@ -239,9 +248,136 @@ def discover(root: str | Path, options: dict | None = None) -> Discovery:
 
     _attach_scored(pending_scored, result)
     for info in result.files:
+        if info.run_id is None and info.kind in OUTSIDE_RUN_KINDS:
+            result.problems.append(outside_run_problem(info))
+            info.kind = OUTSIDE_RUN_KIND
+            info.copy_rank = None
+    for info in result.files:
         if info.run_id in result.runs:
             result.runs[info.run_id].n_files += 1
     return result
+
+
+# ---- run identity: which run a logical path belongs to ------------------------------------
+# Result, score and summary kinds only mean something inside a run: found outside any run
+# (say a results.jsonl directly in a split directory), they are rejects, never rows without
+# a run. Run metadata (manifest, status, run.log) may sit at the level of a raw multi-model
+# run and is loaded with source_dir instead (see run_meta.run_id).
+OUTSIDE_RUN_KINDS = RESULT_KINDS | {"scored", "rescored", "per_question", "summary",
+                                    "summary_vocab", "scores_json"}
+OUTSIDE_RUN_KIND = "outside_run"  # the kind such a file is listed under in `files`
+# Region shard directories (us-east-1) and work-stealing copies (steal_00) are parts of one
+# run, never model directories.
+_REGION_DIR = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")  # us-east-1, us-gov-west-1
+
+
+def outside_run_problem(info: FileInfo) -> PathProblem:
+    return PathProblem(
+        info.path, f"file outside any run: a {info.kind} file must be inside a run directory "
+        f"<benchmark>/<mode>/<split>/<model>/ or _archive/<name>/; not loaded")
+
+
+def _is_result_file(name: str) -> bool:
+    return classify_kind([name]) in RESULT_KINDS or name == "merged_unique.jsonl"
+
+
+def archives_of_model_directories(logicals: list[str]) -> set[str]:
+    """Names of the archives `_archive/<name>/` that hold several runs: no result file of
+    their own, but subdirectories (not region shards or steal copies) that hold result
+    files. Each such subdirectory is a run `_archive/<name>/<model>`; an archive with result
+    files at its top is one run `_archive/<name>` (its subdirectories are shards)."""
+    one_run: set[str] = set()
+    nested: set[str] = set()
+    for logical in logicals:
+        parts = logical.split("/")
+        if parts[0] != ARCHIVE_DIR or len(parts) < 3 or not _is_result_file(parts[-1]):
+            continue
+        if len(parts) == 3:
+            one_run.add(parts[1])
+        elif not (_REGION_DIR.match(parts[2]) or _STEAL_DIR.match(parts[2])):
+            nested.add(parts[1])
+    return nested - one_run
+
+
+def run_dir_of(parts: list[str], nested_archives: frozenset[str] | set[str]
+               ) -> tuple[str, int] | None:
+    """(run directory, number of path parts it spans) of a logical path, or None for a file
+    outside any run. scored/<model> directories count as their own directory here (they are
+    attached to their full-split run afterwards)."""
+    if parts[0] == ARCHIVE_DIR:
+        if len(parts) < 3:
+            return None
+        if parts[1] in nested_archives:
+            return ("/".join(parts[:3]), 3) if len(parts) >= 4 else None
+        return "/".join(parts[:2]), 2
+    if len(parts) < 5:
+        return None
+    if parts[3] == RAW_DIR and parts[2] != "scored":
+        if len(parts) < 7 or parts[5] == "scored_vocab":
+            return None
+        return "/".join(parts[:6]), 6
+    return "/".join(parts[:4]), 4
+
+
+def logical_copies(items: list[tuple[str, Path, str]], nested_archives: set[str]
+                   ) -> list[tuple[str, Path, str]]:
+    """The logical paths under which one real file is loaded: one per run it belongs to.
+
+    A raw `_multi_eval_raw` path is an alias of the model link that points into it and is
+    used only when no other path reaches the file. Two run directories linking to one real
+    directory are two runs, each with its rows (the file is parsed once per run)."""
+    outside_raw = [it for it in items if f"/{RAW_DIR}/" not in f"/{it[0]}"]
+    by_run: dict[str | None, tuple[str, Path, str]] = {}
+    for item in sorted(outside_raw or items, key=lambda it: _logical_preference(it[0])):
+        run = run_dir_of(item[0].split("/"), nested_archives)
+        by_run.setdefault(run[0] if run else None, item)
+    return list(by_run.values())
+
+
+def skipped_directory_reason(name: str, path: Path) -> str | None:
+    """Why a directory is not walked, or None. Hidden directories (.git, .venv, .cache) and
+    Python virtual environments hold no results; walking them from a root one level too
+    high would make runs out of their files."""
+    if name.startswith("."):
+        return "hidden directory: not walked (results never live in one)"
+    if (path / "pyvenv.cfg").is_file():
+        return "Python virtual environment (pyvenv.cfg): not walked"
+    return None
+
+
+def special_file_problem(logical: str, mode: int) -> PathProblem:
+    """A reject for a path that is neither a regular file nor a directory. It is never
+    opened: reading a FIFO blocks until someone writes to it."""
+    what = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+            else "character device" if stat.S_ISCHR(mode)
+            else "block device" if stat.S_ISBLK(mode) else "special file")
+    return PathProblem(logical, f"{what}, not a regular file: not opened, not loaded")
+
+
+EXPECTED_TOP = ("ehr_bench", "agent_ehr_bench", "mm_bench", ARCHIVE_DIR)
+
+
+def root_layout_warning(root: Path) -> str | None:
+    """A warning when root does not look like a results root (none of the known top-level
+    directories), naming what was expected and, when a subdirectory holds them, which."""
+    try:
+        names = {e.name for e in os.scandir(root) if e.is_dir()}
+    except OSError:
+        return None
+    if names & set(EXPECTED_TOP):
+        return None
+    expected = f"{root}/{{{'|'.join(EXPECTED_TOP)}}}/..."
+    hint = ""
+    for name in sorted(names):
+        try:
+            inner = {e.name for e in os.scandir(root / name) if e.is_dir()}
+        except OSError:
+            continue
+        if inner & set(EXPECTED_TOP):
+            hint = f"; did you mean {root / name}?"
+            break
+    return (f"warning: {root} holds none of {', '.join(d + '/' for d in EXPECTED_TOP)}: "
+            f"expected {expected}{hint}")
 
 
 def _is_multi_run_summary(parts: list[str]) -> bool:
@@ -249,18 +385,20 @@ def _is_multi_run_summary(parts: list[str]) -> bool:
     return len(parts) >= 3 and parts[-3] == RAW_DIR
 
 
-def _classify(info: FileInfo, parts: list[str], disc: Discovery) -> list[str] | None:
+def _classify(info: FileInfo, parts: list[str], disc: Discovery,
+              nested_archives: frozenset[str] | set[str] = frozenset()) -> list[str] | None:
     """Fill the run fields of info from its logical path; return the path relative to the
     run directory (None when the file belongs to no run)."""
     if parts[0] == ARCHIVE_DIR:
-        if len(parts) < 3:
+        run_dir = run_dir_of(parts, nested_archives)
+        if run_dir is None:
             return None
-        name = parts[1]
-        run_id = f"{ARCHIVE_DIR}/{name}"
+        run_id, depth = run_dir
         if run_id not in disc.runs:
-            disc.runs[run_id] = _archive_run(run_id, name, disc.root)
+            disc.runs[run_id] = _archive_run(run_id, parts[1], disc.root,
+                                             parts[2] if depth == 3 else None)
         _copy_run_fields(info, disc.runs[run_id])
-        return parts[2:]
+        return parts[depth:]
     if len(parts) < 5:
         return None
     benchmark, mode, split, model_dir = parts[0], parts[1], parts[2], parts[3]
@@ -289,21 +427,23 @@ def _classify(info: FileInfo, parts: list[str], disc: Discovery) -> list[str] | 
     return rel
 
 
-def _archive_run(run_id: str, name: str, root: Path) -> RunInfo:
-    fields: dict[str, object] = {}
-    try:
-        from etl.archive import parse_archive_name  # issue 5: archive name rules
-    except ImportError:
-        parse_archive_name = None
-    if parse_archive_name is not None:
-        parsed = parse_archive_name(name)
-        fields = {k: getattr(parsed, k, None) for k in ("benchmark", "mode", "split", "model")}
-        size = getattr(parsed, "size", None)
-        fields["expected"] = size if isinstance(size, int) else expected_questions_for(
-            fields.get("split"))  # type: ignore[arg-type]
+def _archive_run(run_id: str, name: str, root: Path, model_dir: str | None = None
+                 ) -> RunInfo:
+    """An archived run; model_dir is the model directory of an archive holding several
+    runs (its name gives the model, the archive name the rest)."""
+    from etl.archive import parse_archive_name  # the archive name rules live there
+
+    parsed = parse_archive_name(name)
+    fields: dict[str, object] = {
+        k: getattr(parsed, k, None) for k in ("benchmark", "mode", "split", "model")}
+    if model_dir is not None:
+        fields["model"] = canonical_model(model_dir)
+    size = getattr(parsed, "size", None)
+    fields["expected"] = size if isinstance(size, int) else expected_questions_for(
+        fields.get("split"))  # type: ignore[arg-type]
     return RunInfo(
         run_id=run_id, benchmark=fields.get("benchmark"), mode=fields.get("mode"),
-        split=fields.get("split"), model=fields.get("model"), model_dir=None,
+        split=fields.get("split"), model=fields.get("model"), model_dir=model_dir,
         is_archived=True, archive_name=name, path=run_id,
         real_path=os.path.realpath(root / run_id),
         expected_questions=fields.get("expected"))  # type: ignore[arg-type]

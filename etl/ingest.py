@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
-import shutil
 import sys
 import tempfile
 import time
@@ -30,13 +29,36 @@ from etl.cache import (
     split_preferred,
     write_index,
 )
-from etl.discover import Discovery, discover
-from etl.extract import load_all
+from etl.discover import EXPECTED_TOP, Discovery, discover, root_layout_warning
+from etl.extract import FileInfo, load_all
 from etl.load import build_database, connect_new, options_json
-from etl.publish import clean_stale_temps, ingest_lock, publish, temp_path_for
+from etl.publish import (
+    EXIT_NO_RESULTS,
+    Interrupted,
+    check_replaceable,
+    clean_stale_temps,
+    ingest_lock,
+    publish,
+    temp_path_for,
+)
 from etl.redact import prepare_redaction
-from etl.schema import LOAD_SQL_DIR, fingerprint, parser_fingerprint, schema_files, view_files
-from etl.stage import StageResult, stage_files
+from etl.schema import (
+    LOAD_SQL_DIR,
+    fingerprint,
+    parser_fingerprint,
+    row_input_files,
+    schema_files,
+    view_files,
+)
+from etl.stage import StageResult, cache_dir_name, result_from_json, stage_files
+
+INTERRUPTED_MESSAGE = "interrupted; the previous database is unchanged"
+
+
+class NoResults(click.ClickException):
+    """The root holds no file that loads into a run: nothing to build a warehouse from."""
+
+    exit_code = EXIT_NO_RESULTS
 
 
 @dataclass
@@ -73,6 +95,7 @@ class IngestSummary:
     stage_seconds: float = 0.0
     load_seconds: float = 0.0
     table_rows: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # printed on stderr by the CLI
 
     def lines(self) -> list[str]:
         if self.unchanged:
@@ -105,31 +128,26 @@ def _tree_signature(disc: Discovery) -> str:
 
 
 def _sql_fingerprint() -> str:
+    """Everything besides the staged rows that shapes the database: DDL, views, load SQL,
+    the package modules (etl/*.py) and every input of a staged row."""
     return fingerprint([*schema_files(), *view_files(), *LOAD_SQL_DIR.glob("*.sql"),
-                        *Path(__file__).parent.glob("*.py")])
+                        *Path(__file__).parent.glob("*.py"), *row_input_files()])
 
 
 def _post_load_hooks(options: IngestOptions) -> list:
-    hooks = []
-    try:
-        from etl.archive import archive_rows  # issue 5
-    except ImportError:
-        archive_rows = None
-    if archive_rows is not None:
-        def add_archives(con: duckdb.DuckDBPyConnection) -> None:
-            from etl.load import _insert_rows
-            cols = [d[0] for d in con.execute("SELECT * FROM runs LIMIT 0").description]
-            runs = [dict(zip(cols, row, strict=True))
-                    for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
-            _insert_rows(con, "archive_runs", archive_rows(runs))
-        hooks.append(add_archives)
-    try:
-        from etl.views import apply_views
-    except ImportError:
-        apply_views = None
-    if apply_views is not None:
-        hooks.append(apply_views)
-    return hooks
+    # Imported here, not guarded: a module that fails to import must fail the ingest (a
+    # warehouse without its views or archive rows is not a success).
+    from etl.archive import archive_rows
+    from etl.load import _insert_rows
+    from etl.views import apply_views
+
+    def add_archives(con: duckdb.DuckDBPyConnection) -> None:
+        cols = [d[0] for d in con.execute("SELECT * FROM runs LIMIT 0").description]
+        runs = [dict(zip(cols, row, strict=True))
+                for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
+        _insert_rows(con, "archive_runs", archive_rows(runs))
+
+    return [add_archives, apply_views]
 
 
 def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None = None,
@@ -142,23 +160,34 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
     root, db = Path(root), Path(db)
     if not root.is_dir():
         raise click.ClickException(f"results root {root} is not a directory")
+    check_replaceable(db)  # before the lock file and the cache appear beside it
     db.parent.mkdir(parents=True, exist_ok=True)
     summary = IngestSummary(db=db)
+    layout_warning = root_layout_warning(root)
+    if layout_warning:
+        summary.warnings.append(layout_warning)
     with ingest_lock(db, options.wait_seconds):
+        check_replaceable(db)  # again: another ingest may have written it meanwhile
         clean_stale_temps(db)
-        cache_root = cache_root_for(db)
-        if options.full:
-            shutil.rmtree(cache_root, ignore_errors=True)
-        cache_root.mkdir(parents=True, exist_ok=True)
-        index = read_index(cache_root)
         content = options.content_options()
         disc = discover(root, options={"keep_images": options.keep_images})
         extractors = load_all()
-        parser = parser_fingerprint()
         loadable = [f for f in disc.files if f.kind in extractors]
+        if not any(f.run_id for f in loadable):
+            raise NoResults(
+                f"no results under {root}: no result, score or summary file inside a run "
+                f"directory ({len(disc.files)} files seen); expected "
+                f"{root}/{{{'|'.join(EXPECTED_TOP)}}}/... Nothing was written.")
+        summary.warnings.extend(_skipped_warnings(disc))
+        cache_root = cache_root_for(db)
+        cache_root.mkdir(parents=True, exist_ok=True)
+        index = read_index(cache_root)
+        parser = parser_fingerprint()
         preferred, secondary = split_preferred(loadable)
         staged: dict[str, StageResult] = {}
-        entries = index.get("files", {})
+        # --full parses everything again but keeps the old cache and the ingest history
+        # until the new database is published (a failed --full loses nothing).
+        entries = {} if options.full else index.get("files", {})
         todo = not_cached(preferred, entries, parser, cache_root, staged)
         summary.n_files, summary.n_loadable = len(disc.files), len(loadable)
         summary.bytes_total = sum(f.size_bytes for f in loadable)
@@ -177,84 +206,149 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
 
         ingest_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
         started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        t0 = time.perf_counter()
         try:
-            # Two rounds: the preferred copies of each run first, then the other copies,
-            # told which keys the preferred ones hold (those copies cannot win).
-            fresh = stage_files(todo, cache_root, parser, ingest_id, options.jobs,
-                               options.progress)
-            staged.update(fresh)
-            set_skip_keys(secondary, preferred, staged, cache_root)
-            todo_secondary = not_cached(secondary, entries, parser, cache_root, staged)
-            fresh_secondary = stage_files(todo_secondary, cache_root, parser, ingest_id,
-                                         options.jobs, options.progress)
-        except BrokenProcessPool as exc:
-            raise click.ClickException(
-                f"a parse worker died (killed, or out of memory) while parsing; {db} left "
-                f"as it was. Run again, or use --jobs 1 to find which file "
-                f"kills it: {exc}") from exc
-        staged.update(fresh_secondary)
-        fresh.update(fresh_secondary)
-        todo += todo_secondary
-        summary.stage_seconds = time.perf_counter() - t0
-        summary.n_parsed, summary.n_cached = len(fresh), len(loadable) - len(fresh)
-        summary.bytes_parsed = sum(f.size_bytes for f in todo)
-
-        t1 = time.perf_counter()
-        temp = temp_path_for(db)
-        history = [_history_row(h) for h in index.get("ingests", [])]
-        ingest_row = {"ingest_id": ingest_id, "started_at": started_at, "root": str(root),
-                      "n_files": len(disc.files), "n_parsed_files": len(fresh),
-                      "tool_version": f"{__version__}+{parser}", "options": options_json(content)}
-        try:
-            con = connect_new(temp)
-            try:
-                ingest_row["finished_at"] = None
-                redactions = (prepare_redaction(con, options.redact_key)
-                              if options.redact else None)
-                build_database(con, disc, staged, cache_root, ingest_row, history,
-                               post_load=_post_load_hooks(options), redactions=redactions)
-                con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
-                            [dt.datetime.now(dt.UTC).replace(tzinfo=None), ingest_id])
-                summary.table_rows = _table_rows(con)
-                summary.n_duplicates = con.execute(
-                    "SELECT coalesce(sum(n_duplicates), 0) FROM files").fetchall()[0][0]
-                summary.n_rejected, summary.n_repaired = con.execute(
-                    "SELECT count(*) FILTER (severity = 'error'), "
-                    "count(*) FILTER (severity = 'repaired') FROM rejects").fetchall()[0]
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
-            publish(temp, db)
-        except BaseException as exc:
-            temp.unlink(missing_ok=True)
-            if isinstance(exc, click.ClickException | KeyboardInterrupt):
-                raise
-            raise click.ClickException(
-                f"ingest failed, {db} left as it was: {type(exc).__name__}: {exc}") from exc
-        summary.load_seconds = time.perf_counter() - t1
-        summary.n_runs = summary.table_rows.get("runs", 0)
-        summary.n_results = summary.table_rows.get("results", 0)
-
-        history_out = [*index.get("ingests", []), {**_jsonable(ingest_row),
-                       "finished_at": dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(),
-                       "n_results": summary.n_results,
-                       "n_rejects": summary.n_rejected + summary.n_repaired}]
-        new_index = {
-            "files": {fid: {"path": files_path[fid].path, "size": files_path[fid].size_bytes,
-                            "mtime_ns": files_path[fid].mtime_ns, "kind": files_path[fid].kind,
-                            "keep_images": options.keep_images, "parser": parser,
-                            "cache_dir": res.cache_dir, "sha256": res.sha256,
-                            "skip_hash": res.skip_hash}
-                      for fid, res in staged.items()
-                      for files_path in [{f.file_id: f for f in loadable}]},
-            "ingests": history_out[-1000:],
-            "last": signature,
-        }
-        write_index(cache_root, new_index)
-        prune_cache(cache_root, {r.cache_dir for r in staged.values()})
+            summary = _build(root, db, options, summary, disc, loadable, preferred, secondary,
+                             staged, entries, todo, index, cache_root, parser, signature,
+                             ingest_id, started_at, content)
+        except KeyboardInterrupt:
+            _save_interrupted(cache_root, index, staged, loadable, parser, ingest_id,
+                              options)
+            raise Interrupted(INTERRUPTED_MESSAGE) from None
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _build(root: Path, db: Path, options: IngestOptions, summary: IngestSummary,
+           disc: Discovery, loadable: list[FileInfo], preferred: list[FileInfo],
+           secondary: list[FileInfo], staged: dict[str, StageResult],
+           entries: dict[str, Any], todo: list[FileInfo], index: dict[str, Any],
+           cache_root: Path, parser: str, signature: dict[str, Any], ingest_id: str,
+           started_at: dt.datetime, content: dict[str, Any]) -> IngestSummary:
+    """Stage what is not cached, build the new database and publish it (run under the lock)."""
+    t0 = time.perf_counter()
+    try:
+        # Two rounds: the preferred copies of each run first, then the other copies,
+        # told which keys the preferred ones hold (those copies cannot win).
+        fresh = stage_files(todo, cache_root, parser, ingest_id, options.jobs,
+                           options.progress)
+        staged.update(fresh)
+        set_skip_keys(secondary, preferred, staged, cache_root)
+        todo_secondary = not_cached(secondary, entries, parser, cache_root, staged)
+        fresh_secondary = stage_files(todo_secondary, cache_root, parser, ingest_id,
+                                     options.jobs, options.progress)
+    except BrokenProcessPool as exc:
+        raise click.ClickException(
+            f"a parse worker died (killed, or out of memory) while parsing; {db} left "
+            f"as it was. Run again, or use --jobs 1 to find which file "
+            f"kills it: {exc}") from exc
+    staged.update(fresh_secondary)
+    fresh.update(fresh_secondary)
+    todo += todo_secondary
+    summary.stage_seconds = time.perf_counter() - t0
+    summary.n_parsed, summary.n_cached = len(fresh), len(loadable) - len(fresh)
+    summary.bytes_parsed = sum(f.size_bytes for f in todo)
+
+    t1 = time.perf_counter()
+    temp = temp_path_for(db)
+    history = [_history_row(h) for h in index.get("ingests", [])]
+    ingest_row = {"ingest_id": ingest_id, "started_at": started_at, "root": str(root),
+                  "n_files": len(disc.files), "n_parsed_files": len(fresh),
+                  "tool_version": f"{__version__}+{parser}", "options": options_json(content)}
+    try:
+        con = connect_new(temp)
+        try:
+            ingest_row["finished_at"] = None
+            redactions = (prepare_redaction(con, options.redact_key)
+                          if options.redact else None)
+            build_database(con, disc, staged, cache_root, ingest_row, history,
+                           post_load=_post_load_hooks(options), redactions=redactions)
+            con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
+                        [dt.datetime.now(dt.UTC).replace(tzinfo=None), ingest_id])
+            summary.table_rows = _table_rows(con)
+            summary.n_duplicates = con.execute(
+                "SELECT coalesce(sum(n_duplicates), 0) FROM files").fetchall()[0][0]
+            summary.n_rejected, summary.n_repaired = con.execute(
+                "SELECT count(*) FILTER (severity = 'error'), "
+                "count(*) FILTER (severity = 'repaired') FROM rejects").fetchall()[0]
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        publish(temp, db)
+    except BaseException as exc:
+        temp.unlink(missing_ok=True)
+        if isinstance(exc, click.ClickException | KeyboardInterrupt):
+            raise
+        raise click.ClickException(
+            f"ingest failed, {db} left as it was: {type(exc).__name__}: {exc}") from exc
+    summary.load_seconds = time.perf_counter() - t1
+    summary.n_runs = summary.table_rows.get("runs", 0)
+    summary.n_results = summary.table_rows.get("results", 0)
+
+    history_out = [*index.get("ingests", []), {**_jsonable(ingest_row),
+                   "finished_at": dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(),
+                   "n_results": summary.n_results,
+                   "n_rejects": summary.n_rejected + summary.n_repaired}]
+    by_id = {f.file_id: f for f in loadable}
+    new_index = {
+        "files": {fid: _index_entry(by_id[fid], res, options, parser)
+                  for fid, res in staged.items()},
+        "ingests": history_out[-1000:],
+        "last": signature,
+    }
+    write_index(cache_root, new_index)
+    prune_cache(cache_root, {r.cache_dir for r in staged.values()})
+    return summary
+
+
+def _index_entry(info: FileInfo, result: StageResult, options: IngestOptions, parser: str
+                 ) -> dict[str, Any]:
+    return {"path": info.path, "size": info.size_bytes, "mtime_ns": info.mtime_ns,
+            "kind": info.kind, "keep_images": options.keep_images, "parser": parser,
+            "cache_dir": result.cache_dir, "sha256": result.sha256,
+            "skip_hash": result.skip_hash}
+
+
+def _save_interrupted(cache_root: Path, index: dict[str, Any], staged: dict[str, StageResult],
+                      loadable: list[FileInfo], parser: str, ingest_id: str,
+                      options: IngestOptions) -> None:
+    """After Ctrl-C: keep in the index every file this ingest finished staging, so the next
+    ingest reuses them. Files staged by workers whose results never reached us are found
+    on disk: a cache directory named for the file's current content, written by this
+    ingest (stats.json says so). The last-build signature is dropped (no database was
+    published) and nothing is pruned; the ingest history is unchanged."""
+    files = dict(index.get("files", {}))
+    by_id = {f.file_id: f for f in loadable}
+    found = dict(staged)
+    try:
+        dirs = [p for p in cache_root.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    except OSError:
+        dirs = []
+    for path in dirs:
+        info = by_id.get(path.name.split("-", 1)[0])
+        if info is None or info.file_id in found:
+            continue
+        try:
+            result = result_from_json(orjson.loads((path / "stats.json").read_bytes()))
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+            continue
+        if (result.ingest_id == ingest_id and result.sha256
+                and result.skip_hash == info.options.get("skip_hash")
+                and cache_dir_name(info, result.sha256, parser) == path.name):
+            found[info.file_id] = result
+    for file_id, result in found.items():
+        if file_id in by_id and result.cache_dir:
+            files[file_id] = _index_entry(by_id[file_id], result, options, parser)
+    write_index(cache_root, {**{k: v for k, v in index.items() if k != "last"},
+                             "files": files})
+
+
+def _skipped_warnings(disc: Discovery) -> list[str]:
+    skipped = [p.path for p in disc.problems if p.severity == "skipped"]
+    if not skipped:
+        return []
+    shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5
+                                      else "")
+    return [f"warning: not walked (hidden directories, virtual environments): {shown}"]
 
 
 def _table_rows(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
@@ -306,7 +400,19 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     content: unchanged files are not parsed again), damaged lines go to the `rejects`
     table, duplicate copies of a result are loaded once, and the new database replaces the
     old one atomically: a failed or killed ingest leaves the previous database intact, and
-    readers holding it open (BI tools) are not disturbed.
+    readers holding it open (BI tools) are not disturbed. An existing --db that is not a
+    warehouse built by this tool is never replaced.
+
+    \b
+    Exit status:
+      0    built, or nothing changed
+      1    failed; the previous database is unchanged
+      2    usage error
+      3    another ingest of --db is running (gave up after --wait)
+      4    --db is an existing file that is not a warehouse of this tool
+      5    ROOT holds no results
+      130  interrupted (Ctrl-C); the previous database is unchanged, the files
+           parsed so far are reused by the next ingest
     """
     if redact and not redact_key:
         raise click.UsageError("--redact needs --redact-key (or ETL_REDACT_KEY): the ids are "
@@ -314,7 +420,12 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             progress=not quiet and sys.stderr.isatty())
-    summary = run_ingest(root, db, options)
+    try:
+        summary = run_ingest(root, db, options)
+    except KeyboardInterrupt:  # outside the build (say while walking the tree)
+        raise Interrupted(INTERRUPTED_MESSAGE) from None
+    for warning in summary.warnings:
+        click.echo(warning, err=True)
     for line in summary.lines():
         click.echo(line)
 
@@ -330,6 +441,8 @@ def check_command(root: Path, max_rejects: int) -> None:
     with tempfile.TemporaryDirectory(prefix="etl-check-") as tmp:
         db = Path(tmp) / "check.duckdb"
         summary = run_ingest(root, db, IngestOptions(progress=sys.stderr.isatty()))
+        for warning in summary.warnings:
+            click.echo(warning, err=True)
         for line in summary.lines():
             click.echo(line.replace(f"ingested into {db}", "would ingest"))
         con = duckdb.connect(str(db), read_only=True)

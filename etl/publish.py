@@ -17,10 +17,84 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import click
+import duckdb
+
+# Exit codes of `etl ingest` (documented in docs/SAFETY.md and `etl ingest --help`):
+# 0 built (or unchanged), 1 failed (previous database untouched), 2 usage error,
+# 3 another ingest holds the lock, 4 --db names a file that is not a warehouse of this tool,
+# 5 the root holds no results, 130 interrupted (previous database untouched).
+EXIT_NOT_A_WAREHOUSE = 4
+EXIT_NO_RESULTS = 5
+EXIT_INTERRUPTED = 130
+
+# The first bytes of every DuckDB database file: 8 bytes of checksum, then this magic.
+DUCKDB_MAGIC_OFFSET, DUCKDB_MAGIC = 8, b"DUCK"
+# The table every warehouse this tool builds carries (schema/00_core.sql): its marker.
+MARKER_TABLE, MARKER_COLUMN = "ingests", "tool_version"
 
 
 class IngestLocked(click.ClickException):
     exit_code = 3
+
+
+class NotAWarehouse(click.ClickException):
+    """--db names an existing file this tool did not build: replacing it would destroy it."""
+
+    exit_code = EXIT_NOT_A_WAREHOUSE
+
+
+class Interrupted(click.ClickException):
+    """Ctrl-C (SIGINT): nothing was published; the message is the whole output."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
+        click.echo(self.format_message(), err=True)
+
+
+def check_replaceable(target: Path) -> None:
+    """Refuse to replace target unless it is absent or a warehouse this tool built: a DuckDB
+    file (magic bytes) holding the `ingests` table with its `tool_version` column. A DuckDB
+    file another process holds open read-write cannot be opened to check; it is accepted when
+    the parse cache beside it records an ingest of it (this tool built it)."""
+    if not target.exists() and not target.is_symlink():
+        return
+    if not target.is_file():
+        raise NotAWarehouse(f"--db {target} exists and is not a regular file; refusing to "
+                            f"replace it")
+    try:
+        with open(target, "rb") as fh:
+            head = fh.read(DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC))
+    except OSError as exc:
+        raise NotAWarehouse(f"--db {target} cannot be read ({exc.strerror}); refusing to "
+                            f"replace it") from exc
+    if head[DUCKDB_MAGIC_OFFSET:] != DUCKDB_MAGIC:
+        raise NotAWarehouse(f"--db {target} exists and is not a DuckDB database; refusing to "
+                            f"replace it (choose another --db, or delete the file yourself)")
+    try:
+        con = duckdb.connect(str(target), read_only=True)
+    except duckdb.Error as exc:
+        if "lock" in str(exc).lower() and _cache_records_ingest(target):
+            return
+        raise NotAWarehouse(f"--db {target} is a DuckDB file that cannot be opened to check "
+                            f"it is a warehouse of this tool ({exc}); refusing to replace it"
+                            ) from exc
+    try:
+        found = con.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
+            "AND table_name = ? AND column_name = ?", [MARKER_TABLE, MARKER_COLUMN]
+        ).fetchall()[0][0]
+    finally:
+        con.close()
+    if not found:
+        raise NotAWarehouse(f"--db {target} is a DuckDB database this tool did not build (no "
+                            f"{MARKER_TABLE} table); refusing to replace it")
+
+
+def _cache_records_ingest(target: Path) -> bool:
+    from etl.cache import cache_root_for, read_index  # cache imports this module
+
+    return bool(read_index(cache_root_for(target)).get("ingests"))
 
 
 def temp_path_for(target: Path) -> Path:

@@ -4,13 +4,14 @@ The rules are in sql/redact/redact.sql as a table of (table, column, expression)
 applies them in the SELECT that fills each table, so the originals are never written to the
 database file. The same key gives the same hashes, so two redacted warehouses built with one
 key can still be joined on patient ids; without the key the ids cannot be recovered by
-hashing candidate ids."""
+hashing candidate ids. Question ids keep their task prefix; the patient ids inside them are
+hashed like the id columns (see redact_qid in sql/redact/redact.sql)."""
 
 from __future__ import annotations
 
 import duckdb
 
-from etl.schema import SQL_DIR
+from etl.schema import SQL_DIR, arrow_schemas
 
 Redactions = dict[str, dict[str, str]]
 
@@ -26,4 +27,9 @@ def prepare_redaction(con: duckdb.DuckDBPyConnection, key: str | None) -> Redact
     for table, column, expression in con.execute(
             "SELECT table_name, column_name, expression FROM redactions").fetchall():
         out.setdefault(table, {})[column] = expression
+    for column, expression in con.execute(
+            "SELECT column_name, expression FROM redactions_every_table").fetchall():
+        for table, schema in arrow_schemas().items():
+            if column in schema.names:
+                out.setdefault(table, {})[column] = expression
     return out

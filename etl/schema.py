@@ -7,15 +7,22 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parent
+# In a source checkout schema/ and sql/ sit beside the package; an installed wheel carries
+# them inside it as etl/_data/{schema,sql} (copied there at build time by setup.py).
+_SHIPPED_DIR = Path(str(files("etl") / "_data"))
+PROJECT_DIR = _SHIPPED_DIR if (_SHIPPED_DIR / "schema").is_dir() else PACKAGE_DIR.parent
 SCHEMA_DIR = PROJECT_DIR / "schema"
 SQL_DIR = PROJECT_DIR / "sql"
 LOAD_SQL_DIR = SQL_DIR / "load"
+# The directories a wheel must ship (setup.py copies them into etl/_data).
+DATA_DIRS = ("schema", "sql")
 
 # Columns every staged row carries besides its table's own: where it came from.
 STAGING_EXTRAS = {"file_id": pa.string(), "rec_no": pa.int64()}
@@ -82,11 +89,25 @@ def fingerprint(paths: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+# The package modules whose code decides a staged row: the extractors and what they call,
+# and discover / archive / models / cache, which decide the run fields and the options
+# (skipped keys) every staged row is written with. tests/test_cache_key.py checks that every
+# etl module the staging path imports is listed here.
+ROW_MODULES = ("__init__.py", "archive.py", "cache.py", "discover.py", "models.py",
+               "normalize.py", "publish.py", "read.py", "schema.py", "scoring.py", "stage.py")
+ROW_DATA_FILES = ("archive_overrides.json",)  # data files those modules read
+
+
+def row_input_files() -> list[Path]:
+    """Every file an input of a staged row comes from: ROW_MODULES, the extractors, their
+    data files and the table DDL (schema/)."""
+    files = [PACKAGE_DIR / name for name in (*ROW_MODULES, *ROW_DATA_FILES)]
+    files += sorted((PACKAGE_DIR / "extract").glob("*.py"))
+    return [p for p in files if p.exists()] + schema_files()
+
+
 def parser_fingerprint() -> str:
-    """Changes whenever code that decides staged rows changes, so cached parses of an older
-    parser are never reused."""
-    etl_dir = PROJECT_DIR / "etl"
-    files = [*etl_dir.glob("extract/*.py"), etl_dir / "read.py", etl_dir / "normalize.py",
-             etl_dir / "scoring.py", etl_dir / "stage.py", etl_dir / "models.py",
-             *schema_files()]
-    return fingerprint([p for p in files if p.exists()])
+    """Changes whenever anything that decides staged rows changes (row_input_files), so a
+    cached parse is reused only when parsing again would give the very same rows: an
+    incremental ingest always equals a full rebuild."""
+    return fingerprint(row_input_files())

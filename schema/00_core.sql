@@ -58,7 +58,7 @@ CREATE TABLE runs (
     n_files            BIGINT
 );
 COMMENT ON TABLE runs IS 'One row per run directory: a benchmark/mode/split/model leaf, a raw multi-model run slug, or an _archive/<name> directory.';
-COMMENT ON COLUMN runs.run_id IS 'Stable id: the logical path of the run directory relative to the root (symlinks not resolved), e.g. ehr_bench/agentic/full1800/claude_opus_4_6 or _archive/<name>.';
+COMMENT ON COLUMN runs.run_id IS 'Stable id: the logical path of the run directory relative to the root (symlinks not resolved), e.g. ehr_bench/agentic/full1800/claude_opus_4_6, _archive/<name>, or _archive/<name>/<model> for each model directory of an archive holding several runs. Two run directories linking to one real directory are two runs.';
 COMMENT ON COLUMN runs.benchmark IS 'ehr_bench, agent_ehr_bench, mm_bench, or whatever new benchmark directory appears; NULL when unknown (archives the rules cannot read).';
 COMMENT ON COLUMN runs.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN runs.split IS 'smoke20, full1800, subset600, full2703, ... as named by the directory.';
@@ -69,7 +69,7 @@ COMMENT ON COLUMN runs.path IS 'Logical path of the run directory relative to th
 COMMENT ON COLUMN runs.real_path IS 'Where the directory really is after resolving symlinks (may lie outside the root).';
 COMMENT ON COLUMN runs.n_results IS 'Rows of results for this run after deduplication.';
 COMMENT ON COLUMN runs.expected_questions IS 'Questions the split should hold (1800, 600, 2703, 20 for smoke20, ...); NULL when the split does not say.';
-COMMENT ON COLUMN runs.model_dir IS 'The model directory name exactly as found in the tree.';
+COMMENT ON COLUMN runs.model_dir IS 'The model directory name exactly as found in the tree (for an archive: the model directory inside it, NULL when the archive is itself one run).';
 COMMENT ON COLUMN runs.n_files IS 'Files of the tree attributed to this run.';
 
 CREATE TABLE files (
@@ -95,7 +95,7 @@ COMMENT ON COLUMN files.file_id IS 'Deterministic id: the first 16 hex digits of
 COMMENT ON COLUMN files.run_id IS 'Run the file belongs to (scored/<model> files belong to the full-split run of that model); NULL for files outside any run.';
 COMMENT ON COLUMN files.path IS 'Logical path relative to the root (symlinks not resolved).';
 COMMENT ON COLUMN files.real_path IS 'Resolved path (may lie outside the root when a symlink points there).';
-COMMENT ON COLUMN files.kind IS 'File kind: results_merged, results_top, results_shard, results_steal, results_steal_copy, input, scored, rescored, per_question, summary, summary_vocab, scores_json, multi_summary, manifest, status, region_map, cmd, pid, run_log, mcp_log, markdown, text, other.';
+COMMENT ON COLUMN files.kind IS 'File kind: results_merged, results_top, results_shard, results_steal, results_steal_copy, input, scored, rescored, per_question, summary, summary_vocab, scores_json, multi_summary, manifest, status, region_map, cmd, pid, run_log, mcp_log, markdown, text, other; outside_run for a result, score or summary file found outside any run directory (not loaded, a rejects row says so).';
 COMMENT ON COLUMN files.size_bytes IS 'File size in bytes.';
 COMMENT ON COLUMN files.mtime_ns IS 'Modification time (ns since epoch) when ingested; with size and sha256 it decides whether the file is parsed again.';
 COMMENT ON COLUMN files.sha256 IS 'SHA-256 of the file contents (NULL for files that are never read).';
@@ -280,11 +280,11 @@ CREATE TABLE rejects (
     excerpt   VARCHAR,
     ingest_id VARCHAR
 );
-COMMENT ON TABLE rejects IS 'Every line or file that could not be loaded as is: severity error (nothing loaded) or repaired (loaded after a repair that needs no guessing).';
+COMMENT ON TABLE rejects IS 'Every line or file that could not be loaded as is: severity error (nothing loaded), repaired (loaded after a repair that needs no guessing) or skipped (a directory not walked: hidden, or a Python virtual environment).';
 COMMENT ON COLUMN rejects.file_id IS 'File of the line (NULL for a path that is not a readable file, e.g. a dangling symlink).';
 COMMENT ON COLUMN rejects.path IS 'Logical path relative to the root.';
 COMMENT ON COLUMN rejects.line_no IS '1-based line number; NULL when the whole file or path is concerned.';
-COMMENT ON COLUMN rejects.severity IS 'error (not loaded) or repaired (loaded; the repair is named in error).';
+COMMENT ON COLUMN rejects.severity IS 'error (not loaded), repaired (loaded; the repair is named in error) or skipped (a hidden or virtual-environment directory, not walked).';
 COMMENT ON COLUMN rejects.error IS 'What is wrong, in words.';
 COMMENT ON COLUMN rejects.excerpt IS 'The first 200 characters of the line.';
 COMMENT ON COLUMN rejects.ingest_id IS 'Ingest that found it.';

@@ -17,12 +17,12 @@ CREATE TABLE archive_runs (
     parsed_by    VARCHAR
 );
 COMMENT ON TABLE archive_runs IS 'One row per archived run (_archive/<name>): what its directory name says it was, read by the rules in etl/archive.py or etl/archive_overrides.json.';
-COMMENT ON COLUMN archive_runs.run_id IS 'Run id of the archive, _archive/<name> (see runs).';
+COMMENT ON COLUMN archive_runs.run_id IS 'Run id of the archive, _archive/<name>, or _archive/<name>/<model> for each model directory of an archive holding several runs (see runs).';
 COMMENT ON COLUMN archive_runs.archive_name IS 'Directory name under _archive/ exactly as found.';
 COMMENT ON COLUMN archive_runs.benchmark IS 'Benchmark the name names (ehr -> ehr_bench, mm -> mm_bench, ...); NULL when the name cannot be read.';
 COMMENT ON COLUMN archive_runs.mode IS 'agentic or oneshot as the name says; NULL when it does not (archive_lineage then infers it from the results).';
-COMMENT ON COLUMN archive_runs.model IS 'Canonical model key the alias in the name resolves to (opus46 -> claude_opus_4_6); NULL when the name has none.';
-COMMENT ON COLUMN archive_runs.model_alias IS 'The model part of the name exactly as written (opus46, kimi_k2_5).';
+COMMENT ON COLUMN archive_runs.model IS 'Canonical model key the alias in the name resolves to (opus46 -> claude_opus_4_6), or that of the model directory for a run inside an archive of several runs; NULL when neither gives one.';
+COMMENT ON COLUMN archive_runs.model_alias IS 'The model part of the name exactly as written (opus46, kimi_k2_5), or the model directory name for a run inside an archive of several runs.';
 COMMENT ON COLUMN archive_runs.split IS 'Split the name states: smokeN, fullN, subsetN as written; a bare number equal to the benchmark''s full size becomes its full split (1800 -> full1800).';
 COMMENT ON COLUMN archive_runs.size IS 'Question count the name states (20 for smoke20, 1800 for 1800), NULL when none.';
 COMMENT ON COLUMN archive_runs.match_split IS 'Split a current run must have to supersede this archive: split, or the benchmark''s full split when the name states none.';

@@ -8,7 +8,7 @@ Rules (docs/SAFETY.md):
 - a link back to a directory being walked, to the root, or to an ancestor of the root (`/`
   included) is a loop: one `rejects` row, nothing under it is walked;
 - dangling links, unreadable directories and names that cannot be stat'ed are `rejects` rows;
-- FIFOs, sockets and devices are never opened;
+- FIFOs, sockets and devices are never opened (each is a `rejects` row);
 - nothing from the data (qids, names) is used to build a path to write to.
 Never a crash."""
 
@@ -56,7 +56,7 @@ def test_symlink_to_directory_outside_root_is_followed(tmp_path: Path) -> None:
     assert info.file_id == file_id_for(info.path)
 
 
-def test_file_reachable_twice_is_listed_once_under_its_link_path(tmp_path: Path) -> None:
+def test_file_reachable_through_links_is_listed_once_per_run(tmp_path: Path) -> None:
     root = tmp_path / "tree"
     raw = root / "mm_bench/agentic/full2703/_multi_eval_raw/full5_20260101T000000Z"
     _results(raw / "kimi-k2-5", ["q1"])
@@ -65,11 +65,13 @@ def test_file_reachable_twice_is_listed_once_under_its_link_path(tmp_path: Path)
     (root / "mm_bench/agentic/full2703/kimi_k2_5_copy").symlink_to(
         "kimi_k2_5", target_is_directory=True)
     disc = discover(root)
-    # Three logical paths, one real file: the shortest path that is not inside
-    # _multi_eval_raw names it (and its run).
+    # Three logical paths, one real file: the raw _multi_eval_raw path is only where the
+    # links point; each of the two run directories linking to it is a run of its own.
     assert [(f.path, f.run_id) for f in disc.files] == [
         ("mm_bench/agentic/full2703/kimi_k2_5/results.jsonl",
-         "mm_bench/agentic/full2703/kimi_k2_5")]
+         "mm_bench/agentic/full2703/kimi_k2_5"),
+        ("mm_bench/agentic/full2703/kimi_k2_5_copy/results.jsonl",
+         "mm_bench/agentic/full2703/kimi_k2_5_copy")]
     assert not disc.problems
 
 
@@ -194,7 +196,7 @@ def test_ingest_of_a_hostile_file_system_completes_with_rejects(tmp_path: Path) 
         con.close()
     assert results == sorted([(RUN, "../../../../escape"), (RUN, "/abs/path"), (RUN, "q1"),
                               ("ehr_bench/agentic/full1800/linked", "o1")])
-    assert set(rejects) == {f"{RUN}/loop", f"{RUN}/dangling"}
+    assert set(rejects) == {f"{RUN}/loop", f"{RUN}/dangling", f"{RUN}/results_steal_01.jsonl"}
     assert real == [(str((outside / "results.jsonl").resolve()),)]
     # Path-like qids created nothing: new paths are only the database, its lock and cache.
     created = {p.relative_to(tmp_path).parts[0] for p in set(tmp_path.rglob("*")) - before}

@@ -8,7 +8,10 @@ of the database file (freed pages must not keep them either)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -192,8 +195,9 @@ def test_ids_are_keyed_hashes(built: dict[str, Path]) -> None:
         assert _text_hits(built["redacted"], original) == [], original
 
 
-def _everything(db: Path) -> dict[str, Any]:
-    """Row counts of every table, and every view in full (floats as in test_incremental)."""
+def _everything(db: Path, qid_map: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """Row counts of every table, and every view in full (floats as in test_incremental),
+    with qid_map applied to every qid column."""
     con = _connect(db)
     try:
         out: dict[str, Any] = {}
@@ -202,8 +206,11 @@ def _everything(db: Path) -> dict[str, Any]:
             out[name] = con.table(name).count("*").fetchall()[0][0]
         for (name,) in con.execute("SELECT view_name FROM duckdb_views() "
                                    "WHERE schema_name = 'main' AND NOT internal").fetchall():
-            rows = con.table(name).fetchall()
-            out[name] = sorted((tuple(_stable(v) for v in row) for row in rows), key=repr)
+            relation = con.table(name)
+            mapped = [qid_map if qid_map and c == "qid" else None for c in relation.columns]
+            out[name] = sorted((tuple(_stable(f(v) if f and v is not None else v)
+                                      for f, v in zip(mapped, row, strict=True))
+                                for row in relation.fetchall()), key=repr)
         return out
     finally:
         con.close()
@@ -234,7 +241,8 @@ def test_counts_scores_and_views_unchanged(built: dict[str, Path]) -> None:
 def test_demo_tree_redacted_keeps_counts_and_views(request: pytest.FixtureRequest,
                                                    tmp_path: Path) -> None:
     root, _ = request.getfixturevalue("demo_tree")
-    plain = _everything(request.getfixturevalue("demo_db"))
+    # The demo qids spell patient ids (<task>_<subject_id>_<hadm_id>): hashed in place.
+    plain = _everything(request.getfixturevalue("demo_db"), lambda q: expected_qid(q, KEY))
     db = _ingest(root, tmp_path / "redacted.duckdb", KEY)
     redacted = _everything(db)
     for name in plain:
@@ -259,3 +267,82 @@ def test_cli_needs_a_key_and_reads_it_from_the_environment(tmp_path: Path) -> No
             env={**env, "ETL_REDACT_KEY": KEY})
     assert _text_hits(db, SECRETS["question"]) == []
     assert _ids(db) == _ids(_ingest(tmp_path / "tree", tmp_path / "api.duckdb", KEY))
+
+
+# ---- patient ids inside question ids ------------------------------------------------------
+def keyed_id(key: str, kind: str, value: str) -> int:
+    """The documented hash (docs/SAFETY.md): the first 15 hex digits of
+    sha256("<key>:<kind>:<id>") as an integer. Written here from the documentation, not
+    taken from the code under test."""
+    return int(hashlib.sha256(f"{key}:{kind}:{value}".encode()).hexdigest()[:15], 16)
+
+
+def expected_qid(qid: str, key: str) -> str:
+    """Documented rule: each '_'-separated token of 6+ digits is replaced by the keyed hash
+    of the n-th such token's kind (subject, hadm, stay, then number); the rest is kept."""
+    out, n = [], 0
+    for token in qid.split("_"):
+        if re.fullmatch(r"[0-9]{6,}", token):
+            out.append(str(keyed_id(key, ("subject", "hadm", "stay")[n] if n < 3 else "number",
+                                    token)))
+            n += 1
+        else:
+            out.append(token)
+    return "_".join(out)
+
+
+ID_QIDS = {  # qid -> (subject_id, hadm_id); the qid spells both, as the real tree does
+    "ED_Hospitalization_18880001_28880001": (18880001, 28880001),
+    "ED_Hospitalization_18880001_28880002": (18880001, 28880002),
+    "ICU_Mortality_3day_18880003_28880003": (18880003, 28880003),
+    "prescriptions_18880004": (18880004, None),
+}
+
+
+def test_patient_ids_inside_qids_are_hashed_everywhere(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    for run_id in (AGENTIC, MM):
+        (root / run_id).mkdir(parents=True)
+        lines = []
+        for i, (qid, (subject, hadm)) in enumerate(ID_QIDS.items()):
+            record = _mm_record("q0") if run_id == MM else _record("q0", ["aspirin"])
+            record.update(qid=qid, subject_id=subject, hadm_id=hadm, stay_id=None)
+            lines.append(orjson.dumps(record))
+            if i == 0:
+                lines.append(f'{{"qid": "{qid}", "trunc'.encode())  # a damaged line
+        (root / run_id / "results.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    plain = _ingest(root, tmp_path / "plain.duckdb", None)
+    redacted = _ingest(root, tmp_path / "redacted.duckdb", KEY)
+    ids = {str(v) for pair in ID_QIDS.values() for v in pair if v is not None}
+
+    # Control: the searches find the ids where they are stored in clear.
+    plain_bytes = plain.read_bytes()
+    assert all(_text_hits(plain, i) for i in ids)
+    assert any(i.encode() in plain_bytes for i in ids)
+    for original in ids:
+        assert _text_hits(redacted, original) == [], original
+        assert original.encode() not in redacted.read_bytes(), original
+
+    con = _connect(redacted)
+    try:
+        rows = con.execute("SELECT qid, subject_id, hadm_id FROM results").fetchall()
+        assert sorted(q for q, _, _ in rows) == sorted(
+            expected_qid(q, KEY) for q in ID_QIDS for _ in (AGENTIC, MM))
+        for qid, subject, hadm in rows:
+            # The hashes in the qid are the row's own hashed id columns: still joinable.
+            assert qid.split("_")[-2:] == [str(subject), str(hadm)] or (
+                hadm is None and qid.endswith(f"_{subject}")), qid
+            assert qid.startswith(("ED_Hospitalization_", "ICU_Mortality_3day_",
+                                   "prescriptions_")), qid
+        qids = {q for q, _, _ in rows}
+        for table in ("messages", "tool_calls", "images", "question_scores"):
+            found = {q for (q,) in con.execute(f"SELECT DISTINCT qid FROM {table}").fetchall()}
+            assert found and found <= qids, table
+        assert con.execute("SELECT count(*) FROM rejects").fetchall()[0][0] == 2
+    finally:
+        con.close()
+    plain_views = _everything(plain, lambda q: expected_qid(q, KEY))
+    redacted_views = _everything(redacted)
+    for name in plain_views:
+        if name != "ingests":
+            assert redacted_views[name] == plain_views[name], name

@@ -52,9 +52,6 @@ RUN_LOG_PATTERNS: dict[str, re.Pattern[bytes]] = {
 # "Using AWS Bedrock: moonshotai.kimi-k2.5 @ us-east-1 | thinking=auto"
 BACKEND_LINE = re.compile(rb"Using AWS Bedrock: (\S+) @ (\S+)")
 
-MAX_META_VALUE_CHARS = 2000  # a metadata value longer than this is cut (input lists, ...)
-
-
 def _dir_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
@@ -74,7 +71,7 @@ def _as_text(value: Any) -> str | None:
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)[:MAX_META_VALUE_CHARS]
+    return str(value)  # whole: nothing read is cut
 
 
 def flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -223,7 +220,7 @@ def extract_cmd(file: FileInfo, emit: Emitter) -> None:
         emit.reject(None, "error", f"{file.path}: empty command file", None)
         return
     emit.row("run_meta", {"source": "cmd", "source_dir": source_dir, "key": "command",
-                          "value": text[:MAX_META_VALUE_CHARS], "value_type": "string"})
+                          "value": text, "value_type": "string"})
     words = _cmd_words(text)
     options: dict[str, str | None] = {}
     i = 0
@@ -244,7 +241,7 @@ def extract_cmd(file: FileInfo, emit: Emitter) -> None:
                                   else "string"})
         else:
             emit.row("run_meta", {"source": "cmd", "source_dir": source_dir,
-                                  "key": f"argv[{i}]", "value": word[:MAX_META_VALUE_CHARS],
+                                  "key": f"argv[{i}]", "value": word,
                                   "value_type": "string"})
         i += 1
     region = options.get("--bedrock_region")
