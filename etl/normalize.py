@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,20 +39,43 @@ Converter = Callable[[Any], Any]
 
 BIGINT_MAX = 2**63 - 1
 
-# What the harness writes into a tool message when a call fails (deploy_agent*.py,
-# ehr_pool.py, image_pool.py of UCSC-VLAA/ClinSeekAgent). str.startswith takes the tuple.
+# What the harness writes into a tool message when a call fails (UCSC-VLAA/ClinSeekAgent),
+# every place it writes one; str.startswith takes the tuple. An error text the writer
+# truncates (truncate_tool_result) keeps its start, so a prefix still matches.
 TOOL_ERROR_PREFIXES: tuple[str, ...] = (
+    # executor: deploy_agent.py run_one_native / deploy_agent_mm.py run_one_native_mm /
+    # run_text.py / run_multimodal.py, `except Exception` around a call (bad JSON
+    # arguments, a raising pool, Failed to initialize ... MCP session)
     "Error executing ",
-    "Error calling MCP tool",
+    # executor, a tool family switched off: "Error: EHR tools not available. ...",
+    # "Error: Image tools not available. ..."; EHR server texts that start with Error:
     "Error:",
-    "Tool Error:",
+    # executor: a name in no namespace (deploy_agent*.py, run_*.py)
+    "Unknown tool namespace:",
+    # BrowserPool.call_tool: a browser tool other than search/open/find
+    "Unknown browser tool:",
+    # ehr_pool.py / image_pool.py / ehr_tool_pool.py / image_tool_pool.py _call_mcp_tool:
+    # `except Exception` (timeouts included: httpx.ReadTimeout lands here)
+    "Error calling MCP tool",
+    "Error calling image tool",
+    # the same pools: JSON-RPC error object, isError result, HTTP status, odd payloads
     "MCP Error",
+    "Tool Error:",
     "HTTP Error ",
     "Invalid MCP response:",
-    "Unknown tool namespace:",
-    "Unknown browser tool:",
+    "No data in SSE response",
 )
 SYNTHETIC_FINISH_PREFIX = "synthetic_finish_"
+
+# The image tools of the multimodal harness: IMAGE_TOOL_CONTENT_JSON of
+# clinseekagent/prompts_multimodal.py (data_utils_mm.py in openresearcher_ehr/), "names must
+# match src/mcp_image/tools/*". The executor routes a call by its suffix
+# (deploy_agent_mm.py / run_multimodal.py _resolve_tool_namespace), so a Kimi call recorded
+# as ehr.chest_xray_classifier ran image.chest_xray_classifier.
+IMAGE_TOOL_NAMES = frozenset({
+    "image_visualizer", "dicom_processor", "chest_xray_classifier",
+    "chest_xray_report_generator", "xray_phrase_grounding", "chest_xray_segmentation",
+})
 
 STATUS_MAP: dict[str, str] = {
     "ok": "success",
@@ -214,6 +238,23 @@ def normalize_tool(raw: str) -> str:
     return f"ehr.{name}"
 
 
+def executed_tool(tool: str) -> str:
+    """The tool the multimodal executor ran for a recorded, normalized name.
+
+    deploy_agent_mm.py / run_multimodal.py run_one_native_mm record the name after
+    normalize_tool_call_name_mm (a bare name becomes ehr.<name>), then execute
+    _resolve_tool_namespace(name): a suffix registered under another namespace is routed
+    there and logged as TOOL_NAME_FIX; the record is never rewritten. Only the image
+    suffixes are registered outside ehr./browser. in a way a recorded name can miss, so
+    ehr.chest_xray_classifier -> image.chest_xray_classifier. (The executor's fuzzy
+    suffix match for unknown names, e.g. visualizer -> image_visualizer, is not applied:
+    it depends on the whole EHR tool registry and is a guess the record cannot confirm.)"""
+    namespace, dot, suffix = tool.partition(".")
+    if dot and namespace != "image" and suffix in IMAGE_TOOL_NAMES:
+        return f"image.{suffix}"
+    return tool
+
+
 def _family(value: str | None) -> str | None:
     if not value:
         return None
@@ -374,7 +415,6 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
         rows.problems.append(f"messages is {type(messages).__name__}, not a list")
         return None, False
 
-    answers: dict[str, tuple[int, bool]] = {}  # tool_call_id -> (chars, is_error)
     finish_args: Any = None
     finish_found = False
     for msg_idx, msg in enumerate(messages):
@@ -404,18 +444,12 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
                 "data_sha256": hashlib.sha256(data.encode("utf-8", "replace")).hexdigest(),
                 "data_chars": len(data), "data": data if keep_images else None,
             })
-        if role == "tool" and call_id is not None and call_id not in answers:
-            is_error = text is not None and text.startswith(TOOL_ERROR_PREFIXES)
-            answers[call_id] = (len(text) if text is not None else 0, is_error)
         for call_idx, call in enumerate(calls or ()):
             found, args = _tool_call_row(call, msg_idx, call_idx, key, rows)
             if found:
                 finish_found, finish_args = True, args
 
-    for row in rows.tool_calls:  # answers come after their calls: fill them in at the end
-        answer = answers.get(row["call_id"]) if row["call_id"] is not None else None
-        if answer is not None:
-            row["result_chars"], row["is_error"] = answer
+    pair_tool_results(rows)
 
     if not finish_found or not isinstance(finish_args, dict):
         return None, False
@@ -436,12 +470,66 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
     if not isinstance(function, dict):
         function = call  # flat {"name", "arguments"} shape
     raw_tool = to_text(function.get("name"))
-    tool = normalize_tool(raw_tool) if raw_tool is not None else None
+    recorded = normalize_tool(raw_tool) if raw_tool is not None else None
+    tool = executed_tool(recorded) if recorded is not None else None
     args_text, args = parse_arguments(function.get("arguments"))
     call_id = to_text(call.get("id"))
     rows.tool_calls.append({
         **key, "msg_idx": msg_idx, "call_idx": call_idx, "call_id": call_id, "tool": tool,
-        "raw_tool": raw_tool, "arguments": args_text, "arguments_valid": args is not None,
+        "raw_tool": raw_tool, "name_fixed": tool != recorded, "arguments": args_text, "arguments_valid": args is not None,
         "is_synthetic": call_id is not None and call_id.startswith(SYNTHETIC_FINISH_PREFIX),
     })
     return tool is not None and tool.endswith("finish"), args
+
+
+def is_tool_error(text: str | None) -> bool:
+    """True when a tool message's text is one the harness writes on failure."""
+    return text is not None and text.startswith(TOOL_ERROR_PREFIXES)
+
+
+def pair_tool_results(rows: RecordRows) -> None:
+    """Fill result_chars / is_error / paired_by / result_msg_idx of each tool_calls row
+    from the tool message that answers it.
+
+    A tool message answers the unanswered call with its tool_call_id (paired_by 'id');
+    when no unanswered call has that id it answers the oldest unanswered call before it
+    (paired_by 'order'). The second rule is how the authors read trajectories
+    (clinseekagent/scoring/score_text.py collect_official_candidate_names: a deque of the
+    calls, popleft per tool message), and it is needed because in one branch of the
+    writer the tool message gets a FRESH uuid that matches no call
+    (deploy_agent_mm.py run_one_native_mm, is_openseeker_repo_like: tool_message["name"]
+    = the executed name, tool_message["tool_call_id"] = str(uuid.uuid4())). A tool message
+    with the id of a call already answered, or with no call left to answer, pairs with
+    nothing; a call no message answers keeps NULLs."""
+    calls_of: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows.tool_calls:
+        calls_of[row["msg_idx"]].append(row)
+    pending: deque[dict[str, Any]] = deque()
+    pending_by_id: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
+    answered_ids: set[str] = set()
+    for msg in rows.messages:
+        if msg.get("role") == "tool":
+            answer_id = msg.get("tool_call_id")
+            by_id = pending_by_id.get(answer_id) if answer_id is not None else None
+            if by_id:
+                row, how = by_id.popleft(), "id"
+                pending.remove(row)
+            elif answer_id is not None and answer_id in answered_ids:
+                continue
+            elif pending:
+                row, how = pending.popleft(), "order"
+                if row["call_id"] is not None:
+                    pending_by_id[row["call_id"]].remove(row)
+            else:
+                continue
+            if row["call_id"] is not None:
+                answered_ids.add(row["call_id"])
+            text = msg.get("content")
+            row["result_chars"] = len(text) if text is not None else 0
+            row["is_error"] = is_tool_error(text)
+            row["paired_by"] = how
+            row["result_msg_idx"] = msg["msg_idx"]
+        for row in calls_of.get(msg["msg_idx"], ()):
+            pending.append(row)
+            if row["call_id"] is not None:
+                pending_by_id[row["call_id"]].append(row)
