@@ -476,7 +476,8 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
     call_id = to_text(call.get("id"))
     rows.tool_calls.append({
         **key, "msg_idx": msg_idx, "call_idx": call_idx, "call_id": call_id, "tool": tool,
-        "raw_tool": raw_tool, "name_fixed": tool != recorded, "arguments": args_text, "arguments_valid": args is not None,
+        "raw_tool": raw_tool, "name_fixed": tool != recorded, "arguments": args_text,
+        "arguments_valid": args is not None,
         "is_synthetic": call_id is not None and call_id.startswith(SYNTHETIC_FINISH_PREFIX),
     })
     return tool is not None and tool.endswith("finish"), args
