@@ -104,7 +104,7 @@ COMMENT ON COLUMN files.n_rows IS 'Records or numbers extracted from the file (b
 COMMENT ON COLUMN files.n_rejected IS 'Lines of this file in rejects with severity error.';
 COMMENT ON COLUMN files.n_repaired IS 'Lines of this file in rejects with severity repaired (loaded after a repair).';
 COMMENT ON COLUMN files.n_duplicates IS 'Records of this file not loaded because the same (run_id, qid, run_index) was loaded from a preferred copy (a higher-ranked file or a later line of this file).';
-COMMENT ON COLUMN files.loaded IS 'True when the file kind is read into tables; false for logs, markdown, inputs and other files only recorded here.';
+COMMENT ON COLUMN files.loaded IS 'True when the file kind is read into tables; false for pid files, MCP logs, markdown, plain text and other files only recorded here.';
 COMMENT ON COLUMN files.copy_rank IS 'Preference among copies of a result: 1 merged_unique.jsonl, 2 top-level results.jsonl, 3 region shard, 4 results_steal_NN.jsonl, 5 steal_NN/results.jsonl; NULL for other kinds.';
 COMMENT ON COLUMN files.ingest_id IS 'Ingest that last parsed this file.';
 

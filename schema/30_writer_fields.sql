@@ -38,3 +38,6 @@ COMMENT ON COLUMN shard_inputs.region IS 'Region directory of the shard (us-east
 COMMENT ON COLUMN shard_inputs.qid IS 'Question id of the input row (qid, else query_id as deploy_agent.py resolve_qid reads it).';
 COMMENT ON COLUMN shard_inputs.line_no IS '1-based line of the input file.';
 COMMENT ON COLUMN shard_inputs.task IS 'task field of the input row.';
+
+ALTER TABLE run_log_stats ADD COLUMN steal_run INTEGER;
+COMMENT ON COLUMN run_log_stats.steal_run IS 'NN of a work-stealing helper''s log run_steal_NN.log (run_multi_model_eval.py try_steal_work); NULL for run.log. The authors'' aggregate() adds both kinds of log of a shard together (salvage, name_fix).';
