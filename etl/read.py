@@ -3,9 +3,14 @@ repaired without guessing and describing what cannot.
 
 Rules (docs/DESIGN.md): lines split on b"\\n" only (U+2028 / U+0085 inside strings are
 ordinary characters), a UTF-8 BOM and CRLF endings are not damage, blank lines are skipped,
-line numbers are 1-based. Repairs: two or more objects on one line, bare NaN / Infinity
-(loaded as null), invalid UTF-8 (decoded with U+FFFD). Anything else that is not one JSON
-object is an error.
+line numbers are 1-based. Repairs: two or more objects on one line, invalid UTF-8 (decoded
+with U+FFFD). Anything else that is not one JSON object is an error.
+
+A bare NaN / Infinity / -Infinity is NOT damage: it is what Python's json.dumps writes for
+a float nan or inf (allow_nan=True is its default, and every writer of the tree uses
+json.dumps: deploy_agent*.py process_query_item*, run_multi_model_eval.py, the scorers).
+Such a value is loaded as null and its path is listed in Line.nonfinite, so the record
+keeps the fact (results.nonfinite_keys) and nothing counts it as a reject.
 """
 
 from __future__ import annotations
@@ -33,24 +38,27 @@ class Line:
     severity: str | None  # None (clean), "repaired" (loaded after a repair) or "error"
     error: str | None
     excerpt: str | None
+    # paths (key, key.sub, key[2]) of bare NaN / Infinity values, loaded as null
+    nonfinite: tuple[str, ...] = ()
 
 
 def excerpt_of(raw: bytes) -> str:
     return raw[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")[:EXCERPT_CHARS]
 
 
+class _NonFinite:
+    """Stands in for a bare NaN / Infinity while a line is decoded (see _strip_nonfinite)."""
+
+
+_NONFINITE = _NonFinite()
+
+
 def _loads_lenient(text: str) -> tuple[list[Any], list[str]]:
     """Decode one or more concatenated JSON values with the stdlib decoder, which accepts
-    NaN / Infinity. Returns the values and the repairs made; raises ValueError if the text
-    is not a sequence of complete JSON values."""
+    NaN / Infinity (as the _NONFINITE marker). Returns the values and the repairs made;
+    raises ValueError if the text is not a sequence of complete JSON values."""
     repairs: list[str] = []
-
-    def constant(name: str) -> None:
-        if "bare NaN/Infinity loaded as null" not in repairs:
-            repairs.append("bare NaN/Infinity loaded as null")
-        return None
-
-    decoder = json.JSONDecoder(parse_constant=constant)
+    decoder = json.JSONDecoder(parse_constant=lambda name: _NONFINITE)
     values: list[Any] = []
     pos, end = 0, len(text)
     while True:
@@ -63,6 +71,19 @@ def _loads_lenient(text: str) -> tuple[list[Any], list[str]]:
     if len(values) > 1:
         repairs.append(f"{len(values)} JSON objects on one line, each loaded")
     return values, repairs
+
+
+def _strip_nonfinite(value: Any, path: str, found: list[str]) -> Any:
+    """value with every _NONFINITE marker replaced by None; their paths go to found."""
+    if value is _NONFINITE:
+        found.append(path or "$")
+        return None
+    if isinstance(value, dict):
+        return {k: _strip_nonfinite(v, f"{path}.{k}" if path else k, found)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strip_nonfinite(v, f"{path}[{i}]", found) for i, v in enumerate(value)]
+    return value
 
 
 def decode_line(raw: bytes, line_no: int) -> list[Line]:
@@ -101,14 +122,19 @@ def _decode_damaged(raw: bytes, line_no: int, orjson_error: str) -> list[Line]:
         else:
             return [_error(raw, line_no, f"truncated or invalid JSON: {orjson_error}")]
     repairs.extend(more)
-    bad = [v for v in values if not isinstance(v, dict)]
+    stripped: list[tuple[Any, tuple[str, ...]]] = []
+    for value in values:
+        found: list[str] = []
+        stripped.append((_strip_nonfinite(value, "", found), tuple(found)))
+    bad = [v for v, _ in stripped if not isinstance(v, dict)]
     if bad or not values:
         kinds = ", ".join(sorted({_json_type(v) for v in bad})) or "nothing"
         return [_error(raw, line_no, f"not a JSON object ({kinds})")]
     note = "; ".join(repairs) if repairs else None
     severity = "repaired" if repairs else None
     ex = excerpt_of(raw) if repairs else None
-    return [Line(line_no, i, v, severity, note, ex) for i, v in enumerate(values)]
+    return [Line(line_no, i, v, severity, note, ex, paths)
+            for i, (v, paths) in enumerate(stripped)]
 
 
 def _error(raw: bytes, line_no: int, message: str) -> Line:
@@ -165,6 +191,8 @@ def read_json_file(path: str | Path) -> tuple[Any, str | None, str | None]:
         return orjson.loads(raw), None, None
     except orjson.JSONDecodeError as exc:
         lines = _decode_damaged(raw.strip(), 1, str(exc))
+    if len(lines) == 1 and lines[0].severity is None:  # bare NaN / Infinity: writer-valid
+        return lines[0].obj, None, None
     if len(lines) == 1 and lines[0].severity == "repaired":
         return lines[0].obj, "repaired", lines[0].error
     if lines and lines[0].severity == "error":

@@ -47,6 +47,8 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
                 emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                             _record_excerpt(line.excerpt, record))
                 continue
+            if line.nonfinite:  # writer-valid bare NaN / Infinity, loaded as NULL (etl/read.py)
+                rows.results["nonfinite_keys"] = orjson.dumps(list(line.nonfinite)).decode()
             emit.row("results", rows.results)
             for table in CHILD_TABLES:
                 for row in getattr(rows, table):
