@@ -76,6 +76,8 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
         "archives": sorted(out_archives, key=lambda a: a["run_id"]),
         "summary_disagreements": sorted(ledger.disagreements, key=lambda d: d["path"]),
         "symlinks": sorted(ledger.symlinks, key=lambda s: s["path"]),
+        # bare NaN / Infinity values (writer-valid): loaded as NULL, the key noted
+        "nonfinite": sorted(ledger.nonfinite, key=lambda d: (d["path"], d["line_no"])),
         # raw multi-model runs: the manifest.json each one holds (its shards, as written)
         "raw_runs": sorted(raw_runs or [], key=lambda r: r["path"]),
     }

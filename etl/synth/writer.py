@@ -55,6 +55,7 @@ class Ledger:
     copies: list[Copy] = field(default_factory=list)
     symlinks: list[dict[str, Any]] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    nonfinite: list[dict[str, Any]] = field(default_factory=list)
     bytes_written: int = 0
 
 
@@ -158,13 +159,18 @@ class JsonlFile:
         self._damage(line_no, "two_objects_one_line", "repaired")
 
     def with_nan(self, rec: dict[str, Any], key: str, token: bytes = b"NaN") -> None:
-        """`key` (a top-level key holding null) written as a bare NaN / Infinity."""
+        """`key` (a top-level key holding null) written as a bare NaN / Infinity, as
+        Python's json.dumps writes a float nan / inf: writer-valid, so "benign" (loaded,
+        no reject), and listed in the ledger's nonfinite entries."""
         data = self.dumps({**rec, key: None})
         k = orjson.dumps(key)
         needle = k + b":null" if k + b":null" in data else k + b": null"
         line_no = self._line(data.replace(needle, needle[:-4] + token, 1))
         self._loaded(rec, line_no, 0)
-        self._damage(line_no, "bare_nan" if token == b"NaN" else "bare_infinity", "repaired")
+        self._damage(line_no, "bare_nan" if token == b"NaN" else "bare_infinity", "benign")
+        self.d.ledger.nonfinite.append({"path": self.path, "line_no": line_no, "key": key,
+                                        "run_id": self.run_id, "qid": rec.get("qid"),
+                                        "run_index": rec.get("run_index") or 1})
 
     def json_array(self, rec: dict[str, Any]) -> None:
         self._damage(self._line(b"[" + self.dumps(rec) + b"]"), "json_array_line", "error")
