@@ -188,6 +188,21 @@ RESULT_COLUMNS: list[tuple[str, str, Converter]] = [
     ("question", "question", to_text),
 ]
 
+# Record keys some column holds (declared as data beside the columns: every other key of the
+# record lands in results.extra, so nothing the writer wrote is dropped). RESULT_COLUMNS
+# sources, plus the keys normalize_record reads by hand.
+RESULT_KEYS_MAPPED: frozenset[str] = frozenset(
+    {source for _, source, _ in RESULT_COLUMNS}
+    | {"qid", "run_index", "status", "subject_id", "label", "messages"})
+# Message keys the messages columns hold (role, content, reasoning, name, tool_call_id) and
+# tool_calls, which becomes tool_calls rows.
+MESSAGE_KEYS_MAPPED: frozenset[str] = frozenset(
+    {"role", "content", "reasoning_content", "name", "tool_call_id", "tool_calls"})
+# Keys of one tool call ({"id", "type", "function": {"name", "arguments"}}) the tool_calls
+# columns hold; the flat {"id", "name", "arguments"} shape uses the same names.
+TOOL_CALL_KEYS_MAPPED: frozenset[str] = frozenset({"id", "type", "function"})
+FUNCTION_KEYS_MAPPED: frozenset[str] = frozenset({"name", "arguments"})
+
 
 # --- identity -------------------------------------------------------------------------
 
@@ -369,6 +384,10 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
         result[column] = convert(record.get(source))
 
     rows = RecordRows(result)
+    extra = leftovers(record, RESULT_KEYS_MAPPED)
+    if "messages" in record and not isinstance(record["messages"], list | None):
+        extra["messages"] = record["messages"]  # not a trajectory: kept as written
+    result["extra"] = extra_json(extra)
     raw_status = record.get("status")
     result["raw_status"] = to_text(raw_status)
     status = normalize_status(raw_status, result["completed"], record.get("error"),
@@ -431,12 +450,17 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
             rows.problems.append(f"message {msg_idx}: tool_calls is not a list")
             calls = None
         n_calls = len(calls) if calls else 0
+        msg_extra = leftovers(msg, MESSAGE_KEYS_MAPPED)
+        if unread := unread_blocks(msg.get("content")):
+            msg_extra["$unread_blocks"] = unread
+        if msg.get("tool_calls") is not None and calls is None:
+            msg_extra["tool_calls"] = msg["tool_calls"]  # not a list: kept as written
         rows.messages.append({
             **key, "msg_idx": msg_idx, "role": role, "content": text,
             "reasoning": to_text(msg.get("reasoning_content")), "n_tool_calls": n_calls,
             "name": to_text(msg.get("name")), "tool_call_id": call_id,
             "content_chars": len(text) if text is not None else None,
-            "n_images": len(images),
+            "n_images": len(images), "extra": extra_json(msg_extra),
         })
         for block_idx, media_type, data in images:
             rows.images.append({
@@ -479,6 +503,7 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
         "raw_tool": raw_tool, "name_fixed": tool != recorded, "arguments": args_text,
         "arguments_valid": args is not None,
         "is_synthetic": call_id is not None and call_id.startswith(SYNTHETIC_FINISH_PREFIX),
+        "call_type": to_text(call.get("type")), "extra": extra_json(call_leftovers(call)),
     })
     return tool is not None and tool.endswith("finish"), args
 
@@ -534,3 +559,53 @@ def pair_tool_results(rows: RecordRows) -> None:
             pending.append(row)
             if row["call_id"] is not None:
                 pending_by_id[row["call_id"]].append(row)
+
+
+def leftovers(obj: dict[str, Any], mapped: frozenset[str]) -> dict[str, Any]:
+    """The keys of obj no column maps, with their values as written."""
+    return {k: v for k, v in obj.items() if k not in mapped}
+
+
+def extra_json(extra: dict[str, Any]) -> str | None:
+    """JSON text of a leftovers object; None when it is empty."""
+    return json_text(extra) if extra else None
+
+
+def call_leftovers(call: dict[str, Any]) -> dict[str, Any]:
+    """Leftover keys of a tool call: its own, and its function object's as function.<key>.
+    A function value that is not an object (the call is then read flat) is kept whole."""
+    function = call.get("function")
+    if isinstance(function, dict):
+        extra = leftovers(call, TOOL_CALL_KEYS_MAPPED)
+        extra.update({f"function.{k}": v for k, v in leftovers(function,
+                                                              FUNCTION_KEYS_MAPPED).items()})
+        return extra
+    flat_mapped = (TOOL_CALL_KEYS_MAPPED - {"function"}) | FUNCTION_KEYS_MAPPED
+    return leftovers(call, flat_mapped)
+
+
+def unread_blocks(content: Any) -> list[dict[str, Any]]:
+    """The blocks of a list content that content_parts reads nothing from (unknown block
+    types such as tool_result or document, non-object items, image blocks without data),
+    as {"block_idx", "block"}, so their text stays queryable in messages.extra."""
+    if not isinstance(content, list):
+        return []
+    out: list[dict[str, Any]] = []
+    for idx, block in enumerate(content):
+        if isinstance(block, str):
+            continue
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                continue
+            source = block.get("source")
+            if kind == "image" and isinstance(source, dict) and isinstance(
+                    source.get("data"), str):
+                continue
+            if kind == "image_url":
+                image_url = block.get("image_url")
+                url = image_url.get("url") if isinstance(image_url, dict) else image_url
+                if isinstance(url, str) and _data_url_parts(url) is not None:
+                    continue
+        out.append({"block_idx": idx, "block": block})
+    return out

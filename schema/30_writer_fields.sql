@@ -6,14 +6,16 @@
 ALTER TABLE tool_calls ADD COLUMN name_fixed BOOLEAN;
 ALTER TABLE tool_calls ADD COLUMN paired_by VARCHAR;
 ALTER TABLE tool_calls ADD COLUMN result_msg_idx INTEGER;
+ALTER TABLE tool_calls ADD COLUMN call_type VARCHAR;
 ALTER TABLE tool_calls ADD COLUMN extra VARCHAR;
 COMMENT ON COLUMN tool_calls.name_fixed IS 'True when the executor ran another tool than the recorded name says: the multimodal harness routes an image tool recorded under ehr. (Kimi: ehr.chest_xray_classifier) to image.<name> and logs TOOL_NAME_FIX without rewriting the record; tool holds what ran, raw_tool what was written.';
 COMMENT ON COLUMN tool_calls.paired_by IS 'How the answering tool message was found: id (its tool_call_id is this call''s id), order (its tool_call_id matches no call, e.g. the fresh uuid one writer branch writes, so the oldest unanswered call before it, as the authors'' scorer pairs them), NULL when no tool message answers the call.';
 COMMENT ON COLUMN tool_calls.result_msg_idx IS 'msg_idx of the tool message that answers this call (see paired_by); NULL when none.';
+COMMENT ON COLUMN tool_calls.call_type IS 'The call''s type field as written (function for OpenAI-style calls).';
 COMMENT ON COLUMN tool_calls.extra IS 'JSON object of the call''s keys (and its function object''s keys, prefixed function.) that no column maps; NULL when there are none.';
 
 ALTER TABLE messages ADD COLUMN extra VARCHAR;
-COMMENT ON COLUMN messages.extra IS 'JSON object of the message''s keys that no column maps (bedrock_content_blocks, raw_content, ...), plus under "$unknown_blocks" the content blocks of types the loader does not read (their text is also appended to content); NULL when there is nothing left over.';
+COMMENT ON COLUMN messages.extra IS 'JSON object of the message''s keys that no column maps (bedrock_content_blocks, raw_content, ...), plus under "$unread_blocks" the content blocks content does not hold ({block_idx, block}: unknown block types such as tool_result, non-object items, image blocks without data), and a tool_calls value that is not a list; NULL when nothing is left over.';
 
 ALTER TABLE results ADD COLUMN extra VARCHAR;
 ALTER TABLE results ADD COLUMN nonfinite_keys VARCHAR;

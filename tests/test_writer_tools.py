@@ -8,10 +8,22 @@ import json
 import uuid
 from collections import deque
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from etl.normalize import TOOL_ERROR_PREFIXES, is_tool_error, normalize_record
+from etl.extract import FileInfo
+from etl.extract.results import extract_results
+from etl.normalize import (
+    FUNCTION_KEYS_MAPPED,
+    MESSAGE_KEYS_MAPPED,
+    RESULT_KEYS_MAPPED,
+    TOOL_CALL_KEYS_MAPPED,
+    TOOL_ERROR_PREFIXES,
+    is_tool_error,
+    normalize_record,
+)
+from tests.recording import RecordingEmitter
 
 
 def call(call_id: str, name: str, args: dict | None = None) -> dict:
@@ -193,3 +205,187 @@ def test_successful_results_are_not_errors() -> None:
                  "Finish (one-shot)", "", "  Error: leading space is a result", None,
                  '{\n  "Effusion": 0.81\n}', "No records found"):
         assert not is_tool_error(text), text
+
+
+# --- nothing the writer wrote is dropped ------------------------------------------------
+
+
+# Fields the writer puts in records that no column maps (FORMATS.md §2 and the writer:
+# deploy_agent.py attach_source_fields copies every input field, run_one_query_mm adds
+# multimodal_summary): they must be leftovers, whatever the mapped lists say.
+WRITER_ONLY_KEYS = ("multimodal_summary", "candidates", "ground_truth", "task_info",
+                    "image_paths", "report_paths", "judge_reason", "answer_type")
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.text(max_size=8)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda children: st.lists(children, max_size=3)
+    | st.dictionaries(st.text(max_size=5), children, max_size=3), max_leaves=8)
+
+
+def full_record() -> dict:
+    rec = {
+        "qid": "mm-1", "run_index": 1, "runs_per_question": 1, "session_id": "s",
+        "status": "success", "completed": True, "stop_reason": "finish_tool_call",
+        "error": None, "task": "ehrxqa_image", "task_type": None, "task_family": "ehrxqa",
+        "scope": "patient", "source_benchmark": "ehrxqa", "label": [{"name": "effusion"}],
+        "subject_id": 1, "hadm_id": 2, "stay_id": None, "prediction_time": "2150-01-01 00:00:00",
+        "backend_model_id": "moonshotai.kimi-k2.5", "backend_region": "us-east-1",
+        "question": "?",
+        "multimodal_summary": {"num_images": 1, "num_reports": 0,
+                               "resolved_image_paths": ["/a.jpg"]},
+        "candidates": ["effusion", "edema"], "ground_truth": ["effusion"],
+        "task_info": {"family": "cxr"}, "image_paths": ["a.jpg"], "report_paths": [],
+        "judge_reason": "same finding", "answer_type": "list",
+        "messages": [
+            {"role": "user", "content": [
+                {"type": "text", "text": "look"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg",
+                                             "data": "AAAA"}},
+                {"type": "tool_result", "tool_use_id": "t1", "content": "kept text"},
+                {"type": "image", "source": "not-an-object"},
+                42]},
+            {"role": "assistant", "content": "", "reasoning_content": "hm",
+             "bedrock_content_blocks": [{"type": "text", "text": "x"}],
+             "tool_calls": [{"id": "c1", "type": "function", "index": 0,
+                             "function": {"name": "ehr.finish", "arguments": "{}",
+                                          "parsed": True}}]},
+            {"role": "tool", "content": "Finish", "tool_call_id": "c1", "name": "ehr.finish",
+             "status": "ok"},
+        ],
+    }
+    return rec
+
+
+def check_nothing_dropped(rec: dict) -> None:
+    rows, why = normalize_record(rec, line_no=1, rec_no=1)
+    assert why is None and rows is not None
+    extra = json.loads(rows.results["extra"] or "{}")
+    assert set(extra) | (set(rec) & RESULT_KEYS_MAPPED) == set(rec)
+    for k in extra:
+        if k != "messages":
+            assert k not in RESULT_KEYS_MAPPED
+        assert extra[k] == json.loads(json.dumps(rec[k])), k
+    for k in WRITER_ONLY_KEYS:
+        if k in rec:
+            assert k in extra, k
+    msgs = rec.get("messages")
+    if not isinstance(msgs, list):
+        if msgs is not None:
+            assert extra["messages"] == json.loads(json.dumps(msgs))
+            assert rows.problems  # and the extractor turns this into a reject
+        return
+    for msg, row in zip(msgs, rows.messages, strict=True):
+        if not isinstance(msg, dict):
+            continue
+        m_extra = json.loads(row["extra"] or "{}")
+        unread = m_extra.pop("$unread_blocks", [])
+        assert set(m_extra) | (set(msg) & MESSAGE_KEYS_MAPPED) == set(msg)
+        if isinstance(msg.get("content"), list):
+            text_blocks = [i for i, b in enumerate(msg["content"]) if isinstance(b, str) or (
+                isinstance(b, dict) and b.get("type") == "text"
+                and isinstance(b.get("text"), str))]
+            image_blocks = [i for i, b in enumerate(msg["content"]) if isinstance(b, dict)
+                            and b.get("type") in ("image", "image_url")]
+            read = set(text_blocks) | {im["block_idx"] for im in rows.images
+                                       if im["msg_idx"] == row["msg_idx"]}
+            assert {u["block_idx"] for u in unread} == (
+                set(range(len(msg["content"]))) - read)
+            assert read >= set(text_blocks) and set(image_blocks) >= read - set(text_blocks)
+    for call_row in rows.tool_calls:
+        call = msgs[call_row["msg_idx"]]["tool_calls"][call_row["call_idx"]]
+        if not isinstance(call, dict):
+            continue
+        c_extra = json.loads(call_row["extra"] or "{}")
+        fn = call.get("function")
+        if isinstance(fn, dict):
+            want = {k for k in call if k not in TOOL_CALL_KEYS_MAPPED} | {
+                f"function.{k}" for k in fn if k not in FUNCTION_KEYS_MAPPED}
+        else:
+            want = {k for k in call if k not in {"id", "type", "name", "arguments"}}
+        assert set(c_extra) == want
+
+
+def test_every_writer_field_is_kept() -> None:
+    rec = full_record()
+    check_nothing_dropped(rec)
+    rows, _ = normalize_record(rec, line_no=1, rec_no=1)
+    assert rows is not None
+    user_extra = json.loads(rows.messages[0]["extra"])
+    assert [u["block_idx"] for u in user_extra["$unread_blocks"]] == [2, 3, 4]
+    assert user_extra["$unread_blocks"][0]["block"]["content"] == "kept text"
+    assert "bedrock_content_blocks" in json.loads(rows.messages[1]["extra"])
+    assert json.loads(rows.tool_calls[0]["extra"]) == {"index": 0, "function.parsed": True}
+    assert rows.tool_calls[0]["call_type"] == "function"
+    assert json.loads(rows.messages[2]["extra"]) == {"status": "ok"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(unknown=st.dictionaries(st.text(min_size=1, max_size=12), json_values, max_size=6),
+       msg_unknown=st.dictionaries(st.text(min_size=1, max_size=8), json_values, max_size=3),
+       blocks=st.lists(json_values, max_size=4))
+def test_any_unknown_fields_stay_queryable(unknown: dict, msg_unknown: dict,
+                                           blocks: list) -> None:
+    rec = full_record()
+    assume(not (set(unknown) & RESULT_KEYS_MAPPED))
+    rec.update(unknown)
+    msg = rec["messages"][2]
+    msg.update({k: v for k, v in msg_unknown.items() if k not in MESSAGE_KEYS_MAPPED})
+    rec["messages"][0]["content"].extend(blocks)
+    check_nothing_dropped(rec)
+
+
+@pytest.mark.parametrize("messages", [{"role": "user"}, "a trajectory", 3, True])
+def test_messages_that_are_not_a_list_are_kept_and_named(messages: object) -> None:
+    rec = full_record()
+    rec["messages"] = messages
+    check_nothing_dropped(rec)
+    rows, _ = normalize_record(rec, line_no=1, rec_no=1)
+    assert rows is not None and rows.messages == [] and rows.problems
+
+
+def test_extractor_names_what_it_could_not_read(tmp_path) -> None:
+    rec = full_record()
+    rec["messages"] = {"role": "user", "content": "not a list"}
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(full_record()) + "\n" + json.dumps(rec) + "\n")
+    emit = RecordingEmitter()
+    extract_results(FileInfo(file_id="f" * 16, path="r/results.jsonl", abs_path=path,
+                             real_path=str(path), kind="results_top", run_id="r"), emit)
+    results = [r for t, r in emit.rows if t == "results"]
+    assert len(results) == 2
+    assert json.loads(results[1]["extra"])["messages"] == rec["messages"]
+    [(line_no, severity, error, _)] = emit.rejects
+    assert (line_no, severity) == (2, "repaired") and "messages is dict" in error
+
+
+def test_score_rows_keep_the_fields_no_column_maps(tmp_path) -> None:
+    from etl.extract.scores import SCORED_KEYS_MAPPED, extract_scores
+
+    # a rescored vocab row and a judge row as the authors' scorer writes them
+    vocab = {"qid": "q1", "run_index": 1, "task": "medmod_phenotyping", "route": "set_f1",
+             "gold_names": ["sepsis"], "prediction_strs": ["Sepsis"], "status": "success",
+             "prediction_strs_mapped": ["sepsis"], "mapping_similarity": [0.93],
+             "precision": 1.0, "recall": 1.0, "f1": 1.0, "tp": 1, "n_pred": 1, "n_gold": 1}
+    judge = {"qid": "q2", "run_index": 1, "task": "ehrxqa_image", "route": "llm_judge",
+             "correct": 1, "judge_reason": "same finding", "judge_subtype": "presence",
+             "future_field": {"a": [1, 2]}}
+    per_q = {"qid": "q3", "task": "labevents", "avg_f1": 0.5, "gold": ["a"],
+             "runs": [{"run_index": 1, "predictions": ["a", "b"], "f1": 0.5,
+                       "prediction_source": "finish_tool_call", "stop_reason": "x"}]}
+    for kind, row in (("rescored", vocab), ("scored", judge), ("per_question", per_q)):
+        path = tmp_path / f"{kind}.jsonl"
+        path.write_text(json.dumps(row) + "\n")
+        emit = RecordingEmitter()
+        extract_scores(FileInfo(file_id="f" * 16, path=f"s/{kind}.jsonl", abs_path=path,
+                                real_path=str(path), kind=kind, run_id="r"), emit)
+        [(_, out)] = emit.rows
+        extra = json.loads(out["extra"])
+        if kind == "per_question":
+            assert extra == {"predictions": ["a", "b"], "stop_reason": "x",
+                             "question.gold": ["a"]}
+            continue
+        assert set(extra) | (set(row) & SCORED_KEYS_MAPPED) == set(row)
+        assert all(extra[k] == row[k] for k in extra)
+        assert {"judge_reason", "future_field"} <= set(extra) or kind != "scored"
+        assert {"mapping_similarity", "gold_names"} <= set(extra) or kind != "rescored"

@@ -47,6 +47,13 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
                 emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                             _record_excerpt(line.excerpt, record))
                 continue
+            if rows.problems:
+                # loaded with what could be read; what could not is kept in the extra
+                # columns and named here, never silently dropped
+                emit.reject(line.line_no, "repaired",
+                            f"record {rec_no} (qid {rows.results['qid']}): "
+                            + "; ".join(rows.problems)[:1000],
+                            _record_excerpt(line.excerpt, record))
             if line.nonfinite:  # writer-valid bare NaN / Infinity, loaded as NULL (etl/read.py)
                 rows.results["nonfinite_keys"] = orjson.dumps(list(line.nonfinite)).decode()
             emit.row("results", rows.results)
