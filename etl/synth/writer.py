@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from etl.synth.records import prediction_of
+from etl.synth.records import extra_keys, prediction_of, tool_shapes
 
 # copy preference of result files (DESIGN.md): lower wins
 COPY_RANK = {"results_merged": 1, "results_top": 2, "results_shard": 3, "results_steal": 4,
@@ -44,6 +44,8 @@ class Copy:
     rank: int
     status: str
     prediction: list[str]
+    shapes: dict[str, int] = field(default_factory=dict)  # records.tool_shapes
+    extra_keys: list[str] = field(default_factory=list)  # records.extra_keys
 
 
 @dataclass
@@ -138,7 +140,7 @@ class JsonlFile:
         self.d.ledger.copies.append(Copy(
             self.run_id or "", str(rec["qid"]), int(rec.get("run_index") or 1), self.path,
             line_no, obj_idx, self.rank, "success" if status == "ok" else status,
-            prediction_of(rec)))
+            prediction_of(rec), tool_shapes(rec), extra_keys(rec)))
 
     def record(self, rec: dict[str, Any], raw: bytes | None = None) -> int:
         """Write one object (pre-serialized bytes may be passed to reuse a line)."""
