@@ -104,7 +104,14 @@ def test_steal_logs_and_inputs_of_raw_runs(con, demo_tree) -> None:
                     "SELECT n_assigned, assigned_never_answered FROM coverage WHERE run_id = ?",
                     [run["run_id"]]).fetchone()
                 assert n_assigned == by_run[run["run_id"].rsplit("/", 1)[-1].replace("_", "-")]
-                assert never == 0  # every assigned question has a result in the demo tree
+                lost = run.get("assigned_never_answered", [])
+                assert never == len(lost), run["run_id"]
+                for qid in lost:
+                    assert con.execute("SELECT count(*) FROM shard_inputs WHERE run_id = ? "
+                                       "AND qid = ?", [run["run_id"], qid]).fetchone()[0] == 1
+                    assert con.execute("SELECT count(*) FROM results WHERE run_id = ? "
+                                       "AND qid = ?", [run["run_id"], qid]).fetchone()[0] == 0
+    assert any(run.get("assigned_never_answered") for run in truth["runs"])
 
 
 def test_every_backend_id_resolves_to_the_run_model(con) -> None:
