@@ -34,6 +34,11 @@ RESULT_KINDS = frozenset(COPY_RANK)
 _STEAL_FILE = re.compile(r"^results_steal_\d+\.jsonl$")
 _STEAL_DIR = re.compile(r"^steal_\d+$")
 _MCP_LOG = re.compile(r"^mcp_.*\.log$")
+# Work-stealing helper runs of run_multi_model_eval.py try_steal_work: the helper's stdout
+# goes to <region>/run_steal_NN.log (a run.log like any other; aggregate() counts its
+# salvage / TOOL_NAME_FIX lines with run.log's) and its input rows to input_steal_NN.jsonl.
+_RUN_STEAL_LOG = re.compile(r"^run_steal_\d+\.log$")
+_INPUT_STEAL = re.compile(r"^input_steal_\d+\.jsonl$")
 _SPLIT_SIZE = re.compile(r"(\d+)$")
 
 KNOWN_SPLIT_SIZES = {"full1800": 1800, "subset600": 600, "full2703": 2703}
@@ -117,6 +122,10 @@ def classify_kind(rel: list[str]) -> str:
     }
     if name in simple:
         return simple[name]
+    if _RUN_STEAL_LOG.match(name):
+        return "run_log"
+    if _INPUT_STEAL.match(name):
+        return "input"
     if _MCP_LOG.match(name):
         return "mcp_log"
     if name.endswith(".md"):

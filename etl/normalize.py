@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -40,20 +41,43 @@ Converter = Callable[[Any], Any]
 
 BIGINT_MAX = 2**63 - 1
 
-# What the harness writes into a tool message when a call fails (deploy_agent*.py,
-# ehr_pool.py, image_pool.py of UCSC-VLAA/ClinSeekAgent). str.startswith takes the tuple.
+# What the harness writes into a tool message when a call fails (UCSC-VLAA/ClinSeekAgent),
+# every place it writes one; str.startswith takes the tuple. An error text the writer
+# truncates (truncate_tool_result) keeps its start, so a prefix still matches.
 TOOL_ERROR_PREFIXES: tuple[str, ...] = (
+    # executor: deploy_agent.py run_one_native / deploy_agent_mm.py run_one_native_mm /
+    # run_text.py / run_multimodal.py, `except Exception` around a call (bad JSON
+    # arguments, a raising pool, Failed to initialize ... MCP session)
     "Error executing ",
-    "Error calling MCP tool",
+    # executor, a tool family switched off: "Error: EHR tools not available. ...",
+    # "Error: Image tools not available. ..."; EHR server texts that start with Error:
     "Error:",
-    "Tool Error:",
+    # executor: a name in no namespace (deploy_agent*.py, run_*.py)
+    "Unknown tool namespace:",
+    # BrowserPool.call_tool: a browser tool other than search/open/find
+    "Unknown browser tool:",
+    # ehr_pool.py / image_pool.py / ehr_tool_pool.py / image_tool_pool.py _call_mcp_tool:
+    # `except Exception` (timeouts included: httpx.ReadTimeout lands here)
+    "Error calling MCP tool",
+    "Error calling image tool",
+    # the same pools: JSON-RPC error object, isError result, HTTP status, odd payloads
     "MCP Error",
+    "Tool Error:",
     "HTTP Error ",
     "Invalid MCP response:",
-    "Unknown tool namespace:",
-    "Unknown browser tool:",
+    "No data in SSE response",
 )
 SYNTHETIC_FINISH_PREFIX = "synthetic_finish_"
+
+# The image tools of the multimodal harness: IMAGE_TOOL_CONTENT_JSON of
+# clinseekagent/prompts_multimodal.py (data_utils_mm.py in openresearcher_ehr/), "names must
+# match src/mcp_image/tools/*". The executor routes a call by its suffix
+# (deploy_agent_mm.py / run_multimodal.py _resolve_tool_namespace), so a Kimi call recorded
+# as ehr.chest_xray_classifier ran image.chest_xray_classifier.
+IMAGE_TOOL_NAMES = frozenset({
+    "image_visualizer", "dicom_processor", "chest_xray_classifier",
+    "chest_xray_report_generator", "xray_phrase_grounding", "chest_xray_segmentation",
+})
 
 STATUS_MAP: dict[str, str] = {
     "ok": "success",
@@ -172,6 +196,21 @@ RESULT_COLUMNS: list[tuple[str, str, Converter]] = [
     ("question", "question", to_text),
 ]
 
+# Record keys some column holds (declared as data beside the columns: every other key of the
+# record lands in results.extra, so nothing the writer wrote is dropped). RESULT_COLUMNS
+# sources, plus the keys normalize_record reads by hand.
+RESULT_KEYS_MAPPED: frozenset[str] = frozenset(
+    {source for _, source, _ in RESULT_COLUMNS}
+    | {"qid", "run_index", "status", "subject_id", "label", "messages"})
+# Message keys the messages columns hold (role, content, reasoning, name, tool_call_id) and
+# tool_calls, which becomes tool_calls rows.
+MESSAGE_KEYS_MAPPED: frozenset[str] = frozenset(
+    {"role", "content", "reasoning_content", "name", "tool_call_id", "tool_calls"})
+# Keys of one tool call ({"id", "type", "function": {"name", "arguments"}}) the tool_calls
+# columns hold; the flat {"id", "name", "arguments"} shape uses the same names.
+TOOL_CALL_KEYS_MAPPED: frozenset[str] = frozenset({"id", "type", "function"})
+FUNCTION_KEYS_MAPPED: frozenset[str] = frozenset({"name", "arguments"})
+
 
 # --- identity -------------------------------------------------------------------------
 
@@ -220,6 +259,23 @@ def normalize_tool(raw: str) -> str:
     if name in ("search", "open", "find"):
         return f"browser.{name}"
     return f"ehr.{name}"
+
+
+def executed_tool(tool: str) -> str:
+    """The tool the multimodal executor ran for a recorded, normalized name.
+
+    deploy_agent_mm.py / run_multimodal.py run_one_native_mm record the name after
+    normalize_tool_call_name_mm (a bare name becomes ehr.<name>), then execute
+    _resolve_tool_namespace(name): a suffix registered under another namespace is routed
+    there and logged as TOOL_NAME_FIX; the record is never rewritten. Only the image
+    suffixes are registered outside ehr./browser. in a way a recorded name can miss, so
+    ehr.chest_xray_classifier -> image.chest_xray_classifier. (The executor's fuzzy
+    suffix match for unknown names, e.g. visualizer -> image_visualizer, is not applied:
+    it depends on the whole EHR tool registry and is a guess the record cannot confirm.)"""
+    namespace, dot, suffix = tool.partition(".")
+    if dot and namespace != "image" and suffix in IMAGE_TOOL_NAMES:
+        return f"image.{suffix}"
+    return tool
 
 
 def _family(value: str | None) -> str | None:
@@ -339,6 +395,10 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
         if value is None and raw is not None:  # the column cannot hold it: say so
             rows.problems.append(f"{source} {json_text(raw)[:80]} is not a valid "
                                  f"{column} value; loaded as NULL")
+    extra = leftovers(record, RESULT_KEYS_MAPPED)
+    if "messages" in record and not isinstance(record["messages"], list | None):
+        extra["messages"] = record["messages"]  # not a trajectory: kept as written
+    result["extra"] = extra_json(extra)
     raw_status = record.get("status")
     result["raw_status"] = to_text(raw_status)
     status = normalize_status(raw_status, result["completed"], record.get("error"),
@@ -404,7 +464,6 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
         rows.problems.append(f"messages is {type(messages).__name__}, not a list")
         return None, False
 
-    answers: dict[str, tuple[int, bool]] = {}  # tool_call_id -> (chars, is_error)
     finish_args: Any = None
     finish_found = False
     for msg_idx, msg in enumerate(messages):
@@ -421,12 +480,17 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
             rows.problems.append(f"message {msg_idx}: tool_calls is not a list")
             calls = None
         n_calls = len(calls) if calls else 0
+        msg_extra = leftovers(msg, MESSAGE_KEYS_MAPPED)
+        if unread := unread_blocks(msg.get("content")):
+            msg_extra["$unread_blocks"] = unread
+        if msg.get("tool_calls") is not None and calls is None:
+            msg_extra["tool_calls"] = msg["tool_calls"]  # not a list: kept as written
         rows.messages.append({
             **key, "msg_idx": msg_idx, "role": role, "content": text,
             "reasoning": to_text(msg.get("reasoning_content")), "n_tool_calls": n_calls,
             "name": to_text(msg.get("name")), "tool_call_id": call_id,
             "content_chars": len(text) if text is not None else None,
-            "n_images": len(images),
+            "n_images": len(images), "extra": extra_json(msg_extra),
         })
         for block_idx, media_type, data in images:
             rows.images.append({
@@ -434,18 +498,12 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
                 "data_sha256": hashlib.sha256(data.encode("utf-8", "replace")).hexdigest(),
                 "data_chars": len(data), "data": data if keep_images else None,
             })
-        if role == "tool" and call_id is not None and call_id not in answers:
-            is_error = text is not None and text.startswith(TOOL_ERROR_PREFIXES)
-            answers[call_id] = (len(text) if text is not None else 0, is_error)
         for call_idx, call in enumerate(calls or ()):
             found, args = _tool_call_row(call, msg_idx, call_idx, key, rows)
             if found:
                 finish_found, finish_args = True, args
 
-    for row in rows.tool_calls:  # answers come after their calls: fill them in at the end
-        answer = answers.get(row["call_id"]) if row["call_id"] is not None else None
-        if answer is not None:
-            row["result_chars"], row["is_error"] = answer
+    pair_tool_results(rows)
 
     if not finish_found or not isinstance(finish_args, dict):
         return None, False
@@ -466,12 +524,118 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
     if not isinstance(function, dict):
         function = call  # flat {"name", "arguments"} shape
     raw_tool = to_text(function.get("name"))
-    tool = normalize_tool(raw_tool) if raw_tool is not None else None
+    recorded = normalize_tool(raw_tool) if raw_tool is not None else None
+    tool = executed_tool(recorded) if recorded is not None else None
     args_text, args = parse_arguments(function.get("arguments"))
     call_id = to_text(call.get("id"))
     rows.tool_calls.append({
         **key, "msg_idx": msg_idx, "call_idx": call_idx, "call_id": call_id, "tool": tool,
-        "raw_tool": raw_tool, "arguments": args_text, "arguments_valid": args is not None,
+        "raw_tool": raw_tool, "name_fixed": tool != recorded, "arguments": args_text,
+        "arguments_valid": args is not None,
         "is_synthetic": call_id is not None and call_id.startswith(SYNTHETIC_FINISH_PREFIX),
+        "call_type": to_text(call.get("type")), "extra": extra_json(call_leftovers(call)),
     })
     return tool is not None and tool.endswith("finish"), args
+
+
+def is_tool_error(text: str | None) -> bool:
+    """True when a tool message's text is one the harness writes on failure."""
+    return text is not None and text.startswith(TOOL_ERROR_PREFIXES)
+
+
+def pair_tool_results(rows: RecordRows) -> None:
+    """Fill result_chars / is_error / paired_by / result_msg_idx of each tool_calls row
+    from the tool message that answers it.
+
+    A tool message answers the unanswered call with its tool_call_id (paired_by 'id');
+    when no unanswered call has that id it answers the oldest unanswered call before it
+    (paired_by 'order'). The second rule is how the authors read trajectories
+    (clinseekagent/scoring/score_text.py collect_official_candidate_names: a deque of the
+    calls, popleft per tool message), and it is needed because in one branch of the
+    writer the tool message gets a FRESH uuid that matches no call
+    (deploy_agent_mm.py run_one_native_mm, is_openseeker_repo_like: tool_message["name"]
+    = the executed name, tool_message["tool_call_id"] = str(uuid.uuid4())). A tool message
+    with the id of a call already answered, or with no call left to answer, pairs with
+    nothing; a call no message answers keeps NULLs."""
+    calls_of: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows.tool_calls:
+        calls_of[row["msg_idx"]].append(row)
+    pending: deque[dict[str, Any]] = deque()
+    pending_by_id: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
+    answered_ids: set[str] = set()
+    for msg in rows.messages:
+        if msg.get("role") == "tool":
+            answer_id = msg.get("tool_call_id")
+            by_id = pending_by_id.get(answer_id) if answer_id is not None else None
+            if by_id:
+                row, how = by_id.popleft(), "id"
+                pending.remove(row)
+            elif answer_id is not None and answer_id in answered_ids:
+                continue
+            elif pending:
+                row, how = pending.popleft(), "order"
+                if row["call_id"] is not None:
+                    pending_by_id[row["call_id"]].remove(row)
+            else:
+                continue
+            if row["call_id"] is not None:
+                answered_ids.add(row["call_id"])
+            text = msg.get("content")
+            row["result_chars"] = len(text) if text is not None else 0
+            row["is_error"] = is_tool_error(text)
+            row["paired_by"] = how
+            row["result_msg_idx"] = msg["msg_idx"]
+        for row in calls_of.get(msg["msg_idx"], ()):
+            pending.append(row)
+            if row["call_id"] is not None:
+                pending_by_id[row["call_id"]].append(row)
+
+
+def leftovers(obj: dict[str, Any], mapped: frozenset[str]) -> dict[str, Any]:
+    """The keys of obj no column maps, with their values as written."""
+    return {k: v for k, v in obj.items() if k not in mapped}
+
+
+def extra_json(extra: dict[str, Any]) -> str | None:
+    """JSON text of a leftovers object; None when it is empty."""
+    return json_text(extra) if extra else None
+
+
+def call_leftovers(call: dict[str, Any]) -> dict[str, Any]:
+    """Leftover keys of a tool call: its own, and its function object's as function.<key>.
+    A function value that is not an object (the call is then read flat) is kept whole."""
+    function = call.get("function")
+    if isinstance(function, dict):
+        extra = leftovers(call, TOOL_CALL_KEYS_MAPPED)
+        extra.update({f"function.{k}": v for k, v in leftovers(function,
+                                                              FUNCTION_KEYS_MAPPED).items()})
+        return extra
+    flat_mapped = (TOOL_CALL_KEYS_MAPPED - {"function"}) | FUNCTION_KEYS_MAPPED
+    return leftovers(call, flat_mapped)
+
+
+def unread_blocks(content: Any) -> list[dict[str, Any]]:
+    """The blocks of a list content that content_parts reads nothing from (unknown block
+    types such as tool_result or document, non-object items, image blocks without data),
+    as {"block_idx", "block"}, so their text stays queryable in messages.extra."""
+    if not isinstance(content, list):
+        return []
+    out: list[dict[str, Any]] = []
+    for idx, block in enumerate(content):
+        if isinstance(block, str):
+            continue
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                continue
+            source = block.get("source")
+            if kind == "image" and isinstance(source, dict) and isinstance(
+                    source.get("data"), str):
+                continue
+            if kind == "image_url":
+                image_url = block.get("image_url")
+                url = image_url.get("url") if isinstance(image_url, dict) else image_url
+                if isinstance(url, str) and _data_url_parts(url) is not None:
+                    continue
+        out.append({"block_idx": idx, "block": block})
+    return out

@@ -3,9 +3,15 @@ repaired without guessing and describing what cannot.
 
 Rules (docs/DESIGN.md): lines split on b"\\n" only (U+2028 / U+0085 inside strings are
 ordinary characters), a UTF-8 BOM and CRLF endings are not damage, blank lines are skipped,
-line numbers are 1-based. Repairs: two or more objects on one line, bare NaN / Infinity
-(loaded as null), invalid UTF-8 (decoded with U+FFFD). Anything else that is not one JSON
-object is an error.
+line numbers are 1-based. Repairs: two or more objects on one line, invalid UTF-8 (decoded
+with U+FFFD), lone surrogate escapes (U+FFFD), numbers no column can hold (null). Anything
+else that is not one JSON object is an error.
+
+A bare NaN / Infinity / -Infinity is NOT damage: it is what Python's json.dumps writes for
+a float nan or inf (allow_nan=True is its default, and every writer of the tree uses
+json.dumps: deploy_agent*.py process_query_item*, run_multi_model_eval.py, the scorers).
+Such a value is loaded as null and its path is listed in Line.nonfinite, so the record
+keeps the fact (results.nonfinite_keys) and nothing counts it as a reject.
 """
 
 from __future__ import annotations
@@ -35,26 +41,35 @@ class Line:
     severity: str | None  # None (clean), "repaired" (loaded after a repair) or "error"
     error: str | None
     excerpt: str | None
+    # paths (key, key.sub, key[2]) of bare NaN / Infinity values, loaded as null
+    nonfinite: tuple[str, ...] = ()
 
 
 def excerpt_of(raw: bytes) -> str:
     return raw[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")[:EXCERPT_CHARS]
 
 
+class _NonFinite:
+    """Stands in for a bare NaN / Infinity while a line is decoded (see _clean_values)."""
+
+
+_NONFINITE = _NonFinite()
+
+
 def _loads_lenient(text: str) -> tuple[list[Any], list[str]]:
     """Decode one or more concatenated JSON values with the stdlib decoder, which accepts
     what orjson refuses (NaN / Infinity, numbers beyond a double, lone surrogate escapes).
-    Returns the values, every one storable, and the repairs made; raises ValueError if the
-    text is not a sequence of complete JSON values."""
+    Returns the values, every one storable except bare NaN / Infinity (the _NONFINITE
+    marker, see _clean_values), and the repairs made; raises ValueError if the text is not
+    a sequence of complete JSON values."""
     repairs: list[str] = []
 
     def note(repair: str) -> None:
         if repair not in repairs:
             repairs.append(repair)
 
-    def constant(name: str) -> None:
-        note("bare NaN/Infinity loaded as null")
-        return None
+    def constant(name: str) -> _NonFinite:
+        return _NONFINITE  # writer-valid, not a repair: _clean_values records where
 
     def big_float(text: str) -> float | None:
         number = float(text)
@@ -81,8 +96,6 @@ def _loads_lenient(text: str) -> tuple[list[Any], list[str]]:
             break
         value, pos = decoder.raw_decode(text, pos)
         values.append(value)
-    if _replace_lone_surrogates(values):
-        note("lone surrogate escape replaced with U+FFFD")
     if len(values) > 1:
         repairs.append(f"{len(values)} JSON objects on one line, each loaded")
     return values, repairs
@@ -95,39 +108,52 @@ def _fix_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _replace_lone_surrogates(values: list[Any]) -> bool:
-    """Replace, in place, every lone surrogate (a `\\ud83d` escape without its pair, which
-    the stdlib decoder accepts and no UTF-8 column can store) in keys and strings.
-    Iterative: the decoder allows nesting deeper than a recursive walk could follow."""
-    changed = False
-    stack: list[Any] = [values]
+def _clean_values(value: Any) -> tuple[Any, tuple[str, ...], bool]:
+    """(value, nonfinite paths, surrogates fixed): every _NONFINITE marker replaced by None
+    (its path recorded) and every lone surrogate (a `\\ud83d` escape without its pair, which
+    the stdlib decoder accepts and no UTF-8 column can store) in keys and strings replaced
+    by U+FFFD, in place. Iterative: the decoder allows nesting deeper than a recursive walk
+    could follow."""
+    if value is _NONFINITE:
+        return None, ("$",), False
+    found: list[str] = []
+    fixed = False
+    stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
-        node = stack.pop()
+        node, path = stack.pop()
         if isinstance(node, dict):
             items = list(node.items())
             keys_bad = any(_SURROGATE.search(k) for k, _ in items)
-            for i, (key, value) in enumerate(items):
-                if isinstance(value, str) and _SURROGATE.search(value):
-                    value = _fix_text(value)
-                    changed = True
-                elif isinstance(value, dict | list):
-                    stack.append(value)
-                items[i] = (_fix_text(key) if keys_bad else key, value)
+            for i, (key, child) in enumerate(items):
+                child_path = f"{path}.{key}" if path else key
+                if child is _NONFINITE:
+                    child = None
+                    found.append(child_path)
+                elif isinstance(child, str) and _SURROGATE.search(child):
+                    child = _fix_text(child)
+                    fixed = True
+                elif isinstance(child, dict | list):
+                    stack.append((child, child_path))
+                items[i] = (_fix_text(key) if keys_bad else key, child)
             if keys_bad:
-                changed = True
+                fixed = True
                 node.clear()
                 node.update(items)
             else:
-                for key, value in items:
-                    node[key] = value
-        else:  # list
-            for i, value in enumerate(node):
-                if isinstance(value, str) and _SURROGATE.search(value):
-                    node[i] = _fix_text(value)
-                    changed = True
-                elif isinstance(value, dict | list):
-                    stack.append(value)
-    return changed
+                for key, child in items:
+                    node[key] = child
+        elif isinstance(node, list):
+            for i, child in enumerate(node):
+                child_path = f"{path}[{i}]"
+                if child is _NONFINITE:
+                    node[i] = None
+                    found.append(child_path)
+                elif isinstance(child, str) and _SURROGATE.search(child):
+                    node[i] = _fix_text(child)
+                    fixed = True
+                elif isinstance(child, dict | list):
+                    stack.append((child, child_path))
+    return value, tuple(sorted(found)), fixed
 
 
 def decode_line(raw: bytes, line_no: int) -> list[Line]:
@@ -166,14 +192,18 @@ def _decode_damaged(raw: bytes, line_no: int, orjson_error: str) -> list[Line]:
         else:
             return [_error(raw, line_no, f"truncated or invalid JSON: {orjson_error}")]
     repairs.extend(more)
-    bad = [v for v in values if not isinstance(v, dict)]
+    cleaned = [_clean_values(v) for v in values]
+    if any(fixed for _, _, fixed in cleaned):
+        repairs.append("lone surrogate escape replaced with U+FFFD")
+    bad = [v for v, _, _ in cleaned if not isinstance(v, dict)]
     if bad or not values:
         kinds = ", ".join(sorted({_json_type(v) for v in bad})) or "nothing"
         return [_error(raw, line_no, f"not a JSON object ({kinds})")]
     note = "; ".join(repairs) if repairs else None
     severity = "repaired" if repairs else None
     ex = excerpt_of(raw) if repairs else None
-    return [Line(line_no, i, v, severity, note, ex) for i, v in enumerate(values)]
+    return [Line(line_no, i, v, severity, note, ex, paths)
+            for i, (v, paths, _) in enumerate(cleaned)]
 
 
 def _error(raw: bytes, line_no: int, message: str) -> Line:
@@ -231,8 +261,8 @@ def read_json_file(path: str | Path) -> tuple[Any, str | None, str | None]:
     except orjson.JSONDecodeError as exc:
         lines = _decode_damaged(raw.strip(), 1, str(exc))
     if len(lines) == 1 and lines[0].severity != "error":
-        # Clean for the stdlib decoder (an integer beyond 64 bits, which orjson refuses)
-        # or repaired.
+        # Clean for the stdlib decoder (a bare NaN / Infinity, writer-valid; an integer
+        # beyond 64 bits, which orjson refuses) or repaired.
         return lines[0].obj, lines[0].severity, lines[0].error
     if lines and lines[0].severity == "error":
         return None, "error", lines[0].error

@@ -104,7 +104,7 @@ COMMENT ON COLUMN files.n_rows IS 'Records or numbers extracted from the file (b
 COMMENT ON COLUMN files.n_rejected IS 'Lines of this file in rejects with severity error.';
 COMMENT ON COLUMN files.n_repaired IS 'Lines of this file in rejects with severity repaired (loaded after a repair).';
 COMMENT ON COLUMN files.n_duplicates IS 'Records of this file not loaded because the same (run_id, qid, run_index) was loaded from a preferred copy (a higher-ranked file or a later line of this file); for score files, score rows not loaded because the same (run_id, scorer, qid, run_index) was loaded from a later line or another file.';
-COMMENT ON COLUMN files.loaded IS 'True when the file kind is read into tables; false for logs, markdown, inputs and other files only recorded here.';
+COMMENT ON COLUMN files.loaded IS 'True when the file kind is read into tables; false for pid files, MCP logs, markdown, plain text and other files only recorded here.';
 COMMENT ON COLUMN files.copy_rank IS 'Preference among copies of a result: 1 merged_unique.jsonl, 2 top-level results.jsonl, 3 region shard, 4 results_steal_NN.jsonl, 5 steal_NN/results.jsonl; NULL for other kinds.';
 COMMENT ON COLUMN files.ingest_id IS 'Ingest that last parsed this file.';
 
@@ -215,7 +215,7 @@ COMMENT ON COLUMN messages.content IS 'Text content; the text blocks of a list c
 COMMENT ON COLUMN messages.reasoning IS 'reasoning_content of assistant messages.';
 COMMENT ON COLUMN messages.n_tool_calls IS 'Tool calls in this assistant message.';
 COMMENT ON COLUMN messages.name IS 'Tool name on tool messages, when given.';
-COMMENT ON COLUMN messages.tool_call_id IS 'On tool messages: the id of the call this message answers.';
+COMMENT ON COLUMN messages.tool_call_id IS 'On tool messages: tool_call_id as written, the id of the call this message answers, or a fresh uuid matching no call in one writer branch (then the call is found by order, see tool_calls.paired_by).';
 COMMENT ON COLUMN messages.content_chars IS 'Length of the text content in characters.';
 COMMENT ON COLUMN messages.n_images IS 'Image blocks in the content.';
 
@@ -241,12 +241,12 @@ COMMENT ON COLUMN tool_calls.run_index IS 'Run index of the parent result.';
 COMMENT ON COLUMN tool_calls.msg_idx IS 'Assistant message holding the call.';
 COMMENT ON COLUMN tool_calls.call_idx IS '0-based position of the call within its message.';
 COMMENT ON COLUMN tool_calls.call_id IS 'The call id (synthetic_finish_<hex> for synthesized finish calls).';
-COMMENT ON COLUMN tool_calls.tool IS 'Tool name normalized to dotted form (ehr_load_ehr -> ehr.load_ehr).';
+COMMENT ON COLUMN tool_calls.tool IS 'The tool that ran: the name normalized to dotted form (ehr_load_ehr -> ehr.load_ehr), routed as the multimodal executor routes it (ehr.chest_xray_classifier -> image.chest_xray_classifier, see name_fixed).';
 COMMENT ON COLUMN tool_calls.raw_tool IS 'Tool name exactly as written.';
 COMMENT ON COLUMN tool_calls.arguments IS 'Arguments as text: the JSON string as written, or a dict serialized to JSON.';
 COMMENT ON COLUMN tool_calls.arguments_valid IS 'True when the arguments parse as a JSON object.';
 COMMENT ON COLUMN tool_calls.result_chars IS 'Length of the tool message answering this call (NULL when none answers it).';
-COMMENT ON COLUMN tool_calls.is_error IS 'True when the answering tool message reports an error.';
+COMMENT ON COLUMN tool_calls.is_error IS 'True when the answering tool message is one of the failure texts the writer writes (etl/normalize.py TOOL_ERROR_PREFIXES: Error executing, Error calling MCP tool / image tool, No data in SSE response, MCP Error, Tool Error:, HTTP Error, ...).';
 COMMENT ON COLUMN tool_calls.is_synthetic IS 'True for finish calls synthesized by the harness (id synthetic_finish_<hex>).';
 
 CREATE TABLE images (

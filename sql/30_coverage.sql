@@ -11,6 +11,17 @@ WITH per_run AS (
         count(DISTINCT qid) FILTER (WHERE status = 'error') AS error_questions
     FROM results
     GROUP BY run_id
+),
+-- What the shards of a multi-region run were given (input.jsonl, input_steal_NN.jsonl).
+assigned AS (
+    SELECT
+        i.run_id,
+        count(DISTINCT i.qid) AS n_assigned,
+        count(DISTINCT i.qid) FILTER (WHERE NOT EXISTS (
+            SELECT 1 FROM results AS x WHERE x.run_id = i.run_id AND x.qid = i.qid
+        )) AS assigned_never_answered
+    FROM shard_inputs AS i
+    GROUP BY i.run_id
 )
 SELECT
     r.run_id,
@@ -28,9 +39,12 @@ SELECT
     r.split,
     r.model,
     r.is_archived,
-    r.archive_name
+    r.archive_name,
+    a.n_assigned,
+    a.assigned_never_answered
 FROM runs AS r
-LEFT JOIN per_run AS p ON p.run_id = r.run_id;
+LEFT JOIN per_run AS p ON p.run_id = r.run_id
+LEFT JOIN assigned AS a ON a.run_id = r.run_id;
 
 COMMENT ON VIEW coverage IS 'One row per run (archived and smoke runs included): present = distinct questions with at least one result; missing = expected_questions - present (not below 0, NULL when the split gives no expected count); errors / incomplete = results (run_id, qid, run_index rows) with status error / incomplete; n_results = all result rows. Counts, no score and no interval.';
 COMMENT ON COLUMN coverage.present IS 'Distinct questions with at least one result row in the run.';
@@ -47,3 +61,5 @@ COMMENT ON COLUMN coverage.split IS 'Split as named by the directory: smoke20, f
 COMMENT ON COLUMN coverage.model IS 'Canonical model key (see models).';
 COMMENT ON COLUMN coverage.is_archived IS 'True for runs under _archive/.';
 COMMENT ON COLUMN coverage.archive_name IS 'Directory name under _archive/; NULL for current runs.';
+COMMENT ON COLUMN coverage.n_assigned IS 'Distinct questions the run''s shards were given in their input files (input.jsonl, input_steal_NN.jsonl; see shard_inputs); NULL for runs without input files.';
+COMMENT ON COLUMN coverage.assigned_never_answered IS 'Of those, questions with no result row in the run (a shard that died or was stopped before writing them); NULL for runs without input files.';

@@ -102,12 +102,14 @@ def test_damaged_file(damaged_file: Path) -> None:
         ("q6", 9, 8)]
     assert by_qid["q2"]["run_index"] == 1 and by_qid["q4"]["run_index"] == 2
     assert by_qid["q6"]["run_index"] == 2
+    # bare NaN is writer-valid (Python json.dumps): NULL, the path noted, no reject
     assert by_qid["q-nan"]["hadm_id"] is None
+    assert by_qid["q-nan"]["nonfinite_keys"] == '["hadm_id"]'
+    assert by_qid["q1"].get("nonfinite_keys") is None
     assert "\u2028" in emit.rows["messages"][0]["content"]
 
     severities = {line: sev for line, sev, _, _ in emit.rejects}
-    assert severities == {4: "repaired", 5: "repaired", 6: "error", 7: "error", 8: "error",
-                          10: "error"}
+    assert severities == {4: "repaired", 6: "error", 7: "error", 8: "error", 10: "error"}
     messages = {line: err for line, _, err, _ in emit.rejects}
     assert "record has no qid" in messages[6]
     assert "run_index" in messages[7] and "q5" in messages[7]

@@ -60,9 +60,15 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))
         return
-    if rows.problems:  # loaded, but some value did not fit its column: keep the original
-        emit.reject(line.line_no, "repaired", f"record {rec_no}: " + "; ".join(rows.problems),
+    if rows.problems:
+        # Loaded with what could be read; a value that did not fit its column, or a shape
+        # that could not be read, is kept (original text, the extra columns) and named here.
+        emit.reject(line.line_no, "repaired",
+                    f"record {rec_no} (qid {rows.results['qid']}): "
+                    + "; ".join(rows.problems)[:1000],
                     line.excerpt or _record_excerpt(None, record))
+    if line.nonfinite:  # writer-valid bare NaN / Infinity, loaded as NULL (etl/read.py)
+        rows.results["nonfinite_keys"] = orjson.dumps(list(line.nonfinite)).decode()
     emit.row("results", rows.results)
     for table in CHILD_TABLES:
         for row in getattr(rows, table):

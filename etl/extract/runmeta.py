@@ -49,6 +49,8 @@ RUN_LOG_PATTERNS: dict[str, re.Pattern[bytes]] = {
     "n_written": re.compile(rb"^\[qid=[^\]]*\] task \d+/\d+ \| run .* written to "),
     "n_questions_started": re.compile(rb"^Processing task \d+/\d+ \| question "),
 }
+# run_multi_model_eval.py try_steal_work: log_path = shard_dir / f"run_steal_{run_id:02d}.log"
+STEAL_LOG_NAME = re.compile(r"^run_steal_(\d+)\.log$")
 # "Using AWS Bedrock: moonshotai.kimi-k2.5 @ us-east-1 | thinking=auto"
 BACKEND_LINE = re.compile(rb"Using AWS Bedrock: (\S+) @ (\S+)")
 
@@ -274,8 +276,10 @@ def extract_run_log(file: FileInfo, emit: Emitter) -> None:
         return
     emit.file_stats(n_lines=n_lines, sha256=digest.hexdigest())
     source_dir = _dir_of(file.path)
+    steal = STEAL_LOG_NAME.match(file.path.rsplit("/", 1)[-1])
     emit.row("run_log_stats", {
         "source_dir": source_dir, "n_lines": n_lines, **counts,
+        "steal_run": int(steal.group(1)) if steal else None,
         "backend_model_id": backend[0] if backend else None,
         "backend_region": backend[1] if backend else None,
     })

@@ -33,6 +33,30 @@ from etl.read import JsonlReader, excerpt_of
 
 TABLE = "question_scores"
 
+# Keys of a scored / rescored row that scored_row maps to columns; every other key
+# (gold_names, prediction_strs, judge_reason, prediction_strs_mapped, mapping_similarity,
+# ...) is kept in question_scores.extra, so nothing the authors' scorer wrote is dropped.
+SCORED_KEYS_MAPPED: frozenset[str] = frozenset({
+    "qid", "run_index", "task", "route", "status", "note", "judge_subtype", "judge_match",
+    "correct", "precision", "recall", "f1", "accuracy", "subset_match", "precision_raw",
+    "recall_raw", "f1_raw", "accuracy_raw", "subset_match_raw", "tp", "n_pred", "n_gold",
+    "len_gold", "vocab_mapped"})
+# per_question.jsonl: the question's keys per_question_rows maps, and each run's. A run's
+# predictions are only counted (n_pred), so the list itself is a leftover.
+PER_QUESTION_KEYS_MAPPED: frozenset[str] = frozenset({
+    "qid", "task", "task_type", "avg_f1", "avg_precision", "avg_recall", "avg_em", "runs"})
+PER_QUESTION_RUN_KEYS_MAPPED: frozenset[str] = frozenset({
+    "run_index", "prediction_source", "precision", "recall", "f1", "em", "tool_calls",
+    "turns"})
+
+
+def _extra(obj: dict[str, Any], mapped: frozenset[str], prefix: str = "") -> dict[str, Any]:
+    return {f"{prefix}{k}": v for k, v in obj.items() if k not in mapped}
+
+
+def _extra_text(extra: dict[str, Any]) -> str | None:
+    return orjson.dumps(extra, default=str).decode() if extra else None
+
 
 def number_or_none(value: Any) -> float | None:
     """A score field as a float: bools become 1/0, numeric strings are parsed, anything
@@ -111,6 +135,7 @@ def scored_row(obj: dict[str, Any], scorer: str, qid: str, run_index: int) -> di
         "len_gold": len_gold,
         "vocab_mapped": obj.get("vocab_mapped") if isinstance(obj.get("vocab_mapped"), bool)
         else None,
+        "extra": _extra_text(_extra(obj, SCORED_KEYS_MAPPED)),
     }
 
 
@@ -132,8 +157,10 @@ def per_question_rows(obj: dict[str, Any], qid: str) -> tuple[list[dict[str, Any
         "avg_recall": number_or_none(obj.get("avg_recall")),
         "avg_em": number_or_none(obj.get("avg_em")),
     }
+    question_extra = _extra(obj, PER_QUESTION_KEYS_MAPPED, "question.")
     if not runs:
-        return [{**question, "run_index": None, "status": "no_runs"}], None
+        return [{**question, "run_index": None, "status": "no_runs",
+                 "extra": _extra_text(question_extra)}], None
     rows = []
     for position, run in enumerate(runs, start=1):
         if not isinstance(run, dict):
@@ -153,6 +180,8 @@ def per_question_rows(obj: dict[str, Any], qid: str) -> tuple[list[dict[str, Any
             "n_pred": len(predictions) if isinstance(predictions, list) else None,
             "tool_calls": int_or_none(run.get("tool_calls")),
             "turns": int_or_none(run.get("turns")),
+            "extra": _extra_text({**_extra(run, PER_QUESTION_RUN_KEYS_MAPPED),
+                                  **question_extra}),
         })
     return rows, None
 

@@ -167,12 +167,12 @@ def jsonl(ctx: Ctx, d: Dir, name: str, kind: str, run_id: str | None,
 
 
 def write_run_log(ctx: Ctx, d: Dir, run_id: str, log: RunLog, rows: Sequence[dict[str, Any]],
-                  order: dict[str, int]) -> None:
+                  order: dict[str, int], name: str = "run.log") -> None:
     """run.log of the process that wrote rows (in file order); the truth keeps its counts."""
     for rec in rows:
         log.record(rec, order.get(str(rec.get("qid")), 1))
     text = log.text()
-    path = d.write_text("run.log", text, "run_log", run_id)
+    path = d.write_text(name, text, "run_log", run_id)
     ctx.note_meta(run_id, log.region, log.model_id, log.truth(path, text))
 
 
@@ -325,6 +325,8 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
                      archive: str | None = None) -> list[dict[str, Any]]:
     plans = text_plans(ctx, plan_key or run_id, qs, model, "oneshot", 1, zero)
     regions = (spec.REGIONS[:2] if model in spec.MULTI_REGION_ONESHOT else spec.REGIONS[:1])
+    if model == "claude_opus_4_6":  # an EU shard: its records carry eu.anthropic... ids
+        regions = (spec.REGIONS[0], spec.REGIONS[2])
     region_map(ctx, d, run_id, model, regions)
     rng = ctx.rng("records", run_id)
     final: list[dict[str, Any]] = []
@@ -354,10 +356,10 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
 def region_map(ctx: Ctx, d: Dir, run_id: str, model: str, regions: Sequence[str]) -> None:
     """run_text_curated.py: `json.dumps(dict(targets), indent=2)`, {region: model_id}, no
     trailing newline."""
-    d.write_text("region_map.json", json.dumps({r: spec.BACKEND_IDS[model] for r in regions},
+    d.write_text("region_map.json", json.dumps({r: spec.backend_id(model, r) for r in regions},
                                                indent=2), "region_map", run_id)
     for r in regions:
-        ctx.note_meta(run_id, r, spec.BACKEND_IDS[model])
+        ctx.note_meta(run_id, r, spec.backend_id(model, r))
 
 
 # ---- mm_bench ---------------------------------------------------------------------
@@ -449,7 +451,7 @@ def shard_cmd(s: str, region: str, model_id: str) -> list[str]:
 def raw_aggregate(shards: list[dict[str, Any]]) -> dict[str, Any]:
     """run_multi_model_eval.py aggregate(): per model, shards in region order, primary
     results.jsonl then results_steal_*.jsonl; each qid credited to the first file that has
-    it; salvage / name_fix counted in the shard's run.log."""
+    it; salvage / name_fix counted in the shard's run.log and run_steal_*.log."""
     by_model: dict[str, list[dict[str, Any]]] = {}
     for sh in shards:
         by_model.setdefault(sh["friendly_name"], []).append(sh)
@@ -528,15 +530,20 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
         d = Dir(raw.phys / s, run_id, ctx.ledger)  # logical path: through the symlink
         d.phys.mkdir()
         plans = mm_plans(ctx, run_id, ctx.mm_qs, model, "agentic")
-        final = agentic_records(ctx, run_id, model, plans, multimodal=True)
+        assigned = agentic_records(ctx, run_id, model, plans, multimodal=True)
+        # Kimi: one shard process stopped before writing its last question (the real run
+        # answered 2,695 of 2,703): in its input.jsonl, in no results file
+        lost = {str(assigned[-1]["qid"])} if model == "kimi_k2_5" else set()
+        final = [r for r in assigned if str(r["qid"]) not in lost]
         regions = sorted(spec.REGIONS if model == "kimi_k2_5" else spec.REGIONS[:2])
         rng = ctx.rng("raw", run_id)
         shard_only: set[str] = set()
         for ri, region in enumerate(regions):
             rd = d.sub(region)
-            mine = [r for n, r in enumerate(final) if n % len(regions) == ri]
+            given = [r for n, r in enumerate(assigned) if n % len(regions) == ri]
+            mine = [r for r in given if str(r["qid"]) not in lost]
             inp = jsonl(ctx, rd, "input.jsonl", "input", run_id)
-            for rec in mine:
+            for rec in given:
                 inp.record(ctx.questions[rec["qid"]].inputs)
             inp.close()
             n_steal = max(1, len(mine) // 10) if ri == 0 else 0
@@ -546,6 +553,8 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
                 own = resumed(ctx, f"{run_id}/{region}", own, 1)
                 shard_only.update(r["qid"] for r in rng.sample(mine, 2))
             emit(ctx, jsonl(ctx, rd, "results.jsonl", "results_shard", run_id), own)
+            shard_dir = f"{HOST_RAW_ROOT}/{s}/{region}"
+            steal_salvage = steal_fix = 0
             if stolen:
                 for sub_kind, sub_dir, name in (("results_steal", rd, "results_steal_01.jsonl"),
                                                 ("results_steal_copy", rd.sub("steal_01"),
@@ -554,10 +563,26 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
                     for rec in stolen:
                         f.record(rec)
                     f.close()
+                # try_steal_work: the tail it took (input_steal_NN.jsonl) and the helper
+                # process's log (run_steal_NN.log), next to the helper's own files
+                inp = jsonl(ctx, rd, "input_steal_01.jsonl", "input", run_id)
+                for rec in stolen:
+                    inp.record(ctx.questions[rec["qid"]].inputs)
+                inp.close()
+                steal_log = RunLog(
+                    "mm", model_id, region, data_path=f"{shard_dir}/input_steal_01.jsonl",
+                    output_dir=f"{shard_dir}/steal_01", n_queries=len(stolen),
+                    runs_per_question=1, rng=ctx.rng("runlog", run_id, region, "steal_01"),
+                    thinking="False", concurrency=DRIVER_CONCURRENCY,
+                    fix_image_names=model == "kimi_k2_5")
+                write_run_log(ctx, rd, run_id, steal_log, stolen,
+                              {str(r["qid"]): i + 1 for i, r in enumerate(stolen)},
+                              "run_steal_01.log")
+                steal_salvage = steal_log.counts["n_synthetic_finish"]
+                steal_fix = steal_log.counts["n_tool_name_fixes"]
             # what run_shard() leaves next to the shard's results
-            shard_dir = f"{HOST_RAW_ROOT}/{s}/{region}"
             log = RunLog("mm", model_id, region, data_path=f"{shard_dir}/input.jsonl",
-                         output_dir=shard_dir, n_queries=len(mine), runs_per_question=1,
+                         output_dir=shard_dir, n_queries=len(given), runs_per_question=1,
                          rng=ctx.rng("runlog", run_id, region), thinking="False",
                          concurrency=DRIVER_CONCURRENCY,
                          mm_header=[f"EHR tools enabled (default): {DRIVER_EHR_EHRXQA}",
@@ -567,7 +592,7 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
                                     f"Benchmark roots: {DRIVER_BENCH_ROOT.split(':')}"],
                          fix_image_names=model == "kimi_k2_5")
             write_run_log(ctx, rd, run_id, log,
-                          own, {str(r["qid"]): i + 1 for i, r in enumerate(mine)})
+                          own, {str(r["qid"]): i + 1 for i, r in enumerate(given)})
             rd.write_text("cmd.txt", shlex.join(shard_cmd(s, region, model_id)) + "\n", "cmd",
                           run_id)
             pid = 210000 + 1000 * spec.MM_RAW_MODELS.index(model) + 17 * ri
@@ -576,18 +601,20 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
                 results_rows = sum(1 for line in fh if line.strip())
             rd.write_bytes("status.json", json.dumps({
                 "friendly_name": spec.DISPLAY[model], "model_tag": s, "region": region,
-                "model_id": model_id, "input_rows": len(mine), "pid": pid, "returncode": 0,
+                "model_id": model_id, "input_rows": len(given), "pid": pid, "returncode": 0,
                 "results_rows": results_rows}, indent=2).encode(), "status", run_id)
             ctx.note_meta(run_id, region, model_id)
             shards.append({"friendly_name": spec.DISPLAY[model], "model_tag": s,
-                           "region": region, "model_id": model_id, "input_rows": len(mine),
+                           "region": region, "model_id": model_id, "input_rows": len(given),
                            "own": own, "stolen": stolen,
-                           "salvage": log.counts["n_synthetic_finish"],
-                           "name_fix": log.counts["n_tool_name_fixes"]})
+                           # aggregate() adds run_steal_*.log to run.log
+                           "salvage": log.counts["n_synthetic_finish"] + steal_salvage,
+                           "name_fix": log.counts["n_tool_name_fixes"] + steal_fix})
         merged = [r for r in completion_order(ctx, f"{run_id}/merged", final)
                   if r["qid"] not in shard_only]
         emit(ctx, jsonl(ctx, d, "merged_unique.jsonl", "results_merged", run_id), merged)
         ctx.add_run(run_id, "mm_bench", "agentic", "full2703", model, len(ctx.mm_qs))
+        ctx.runs[-1]["assigned_never_answered"] = sorted(lost)
         sd = raw.sub(f"scored_vocab/{s}")
         sd = Dir(sd.phys, f"mm_bench/agentic/scored/{model}", ctx.ledger)
         root.sub("mm_bench/agentic/scored").symlink(

@@ -23,6 +23,26 @@ SYSTEM_PROMPT = (
     "ehr.finish with your answer as a JSON list of strings."
 )
 FINISH_ECHO = "Finish tool called. Final response recorded."
+# The six image tools of the multimodal harness (clinseekagent/prompts_multimodal.py
+# IMAGE_TOOL_CONTENT_JSON), typed here from that file.
+IMAGE_TOOLS = ("image_visualizer", "dicom_processor", "chest_xray_classifier",
+               "chest_xray_report_generator", "xray_phrase_grounding", "chest_xray_segmentation")
+# Tool failures as the MCP pools return them (openresearcher_ehr/ehr_pool.py and
+# image_pool.py _call_mcp_tool: a timeout lands in `except Exception`, then the SSE, JSON-RPC
+# error, isError and HTTP branches). {tool} is the bare tool name the pool was asked for.
+POOL_ERRORS = {
+    "ehr": ("Error calling MCP tool '{tool}': ReadTimeout('')", "No data in SSE response",
+            "MCP Error -32603: database is locked",
+            "Tool Error: [{{'type': 'text', 'text': 'no such table: labevents_x'}}]",
+            "HTTP Error 502: <html><body>Bad Gateway</body></html>"),
+    "image": ("Error calling image tool '{tool}': ReadTimeout('')", "No data in SSE response",
+              "HTTP Error 503: Service Unavailable"),
+}
+TOOL_ERROR_RATE = 0.04  # share of tool results that are a pool failure
+# What the synth counts as a failure text when it tallies what it wrote (its own list).
+WRITTEN_ERROR_STARTS = ("Error executing ", "Error calling MCP tool '",
+                        "Error calling image tool '", "No data in SSE response", "MCP Error ",
+                        "Tool Error: ", "HTTP Error ")
 REMINDER = ("Reminder: you have not called ehr_finish yet. When you know the answer, call "
             "ehr_finish with {\"response\": [...]}.")
 
@@ -57,6 +77,12 @@ def answer_items(q: Question, outcome: str, rng: random.Random) -> list[str]:
 
 def _hex(rng: random.Random, n: int) -> str:
     return f"{rng.getrandbits(4 * n):0{n}x}"
+
+
+def _uuid(rng: random.Random) -> str:
+    """str(uuid.uuid4()) shaped, from rng (deterministic)."""
+    h = _hex(rng, 32)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
 
 
 def _call_id(model: str, rng: random.Random) -> str:
@@ -120,14 +146,25 @@ class RecordMaker:
     def trajectory(self, q: Question, model: str, plan: Plan, rng: random.Random, *,
                    old_style: bool, with_names: bool, multimodal: bool,
                    user_content: Any) -> tuple[list[dict[str, Any]], bool, str, str]:
-        """messages, completed, status, stop_reason for a non-error agentic run."""
+        """messages, completed, status, stop_reason for a non-error agentic run.
+
+        Writer shapes (deploy_agent_mm.py run_one_native_mm): Kimi emits the image tools
+        under ehr. and the record keeps that name (the executor routes it to image.*,
+        logged as TOOL_NAME_FIX); GLM's multimodal runs take the is_openseeker_repo_like
+        branch: each tool message carries the executed name and a fresh uuid
+        tool_call_id. A few tool results are pool failures (POOL_ERRORS), drawn from a
+        generator of their own so the rest of the tree does not change with them."""
+        kimi_names = multimodal and model == "kimi_k2_5"
+        fresh_ids = multimodal and model == "glm_4_7"
+        side = random.Random(f"tool-shapes/{model}/{q.qid}/{plan.payload}")
         sep = "_" if old_style else "."
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT},
                                           {"role": "user", "content": user_content}]
         tools = [f"ehr{sep}load_ehr", f"ehr{sep}get_table_names", f"ehr{sep}run_sql_query",
                  f"ehr{sep}get_candidates_by_keyword", f"ehr{sep}think"]
         if multimodal:
-            tools += ["image.chest_xray_classifier", "image.chest_xray_report_generator"]
+            tools += [f"{'ehr' if kimi_names else 'image'}.{t}"
+                      for t in ("chest_xray_classifier", "chest_xray_report_generator")]
         else:
             tools += ["browser.search", "browser.open", "browser.find"]
         n_steps = max(2, min(200, plan.payload // 30000 + rng.randint(1, 4)))
@@ -155,12 +192,20 @@ class RecordMaker:
             content = "" if model == "kimi_k2_5" and step else f"Step {step + 1}: calling {tool}."
             call = {"id": cid, "type": "function", "function": {"name": tool, "arguments": args}}
             messages.append(self._assistant(model, content, [call], rng, reasoning))
+            bare = tool.split(".", 1)[1] if "." in tool else tool.split("_", 1)[1]
+            executed = f"image.{bare}" if bare in IMAGE_TOOLS else tool
             if malformed:
-                result = (f"Error executing {tool}: Unterminated string starting at: "
+                result = (f"Error executing {executed}: Unterminated string starting at: "
                           f"line 1 column 11 (char 10)")
             else:
                 result = self.filler.take(rng, per_call)
-            messages.append(self._tool_msg(result, cid, tool if with_names else None))
+                if step and side.random() < TOOL_ERROR_RATE:
+                    family = "image" if executed.startswith("image.") else "ehr"
+                    result = side.choice(POOL_ERRORS[family]).format(tool=bare)
+            if fresh_ids:
+                messages.append(self._tool_msg(result, _uuid(side), executed))
+            else:
+                messages.append(self._tool_msg(result, cid, tool if with_names else None))
             if old_style and step == 1:
                 messages.append({"role": "user", "content": REMINDER})
         items = answer_items(q, plan.outcome, rng)
@@ -194,7 +239,10 @@ class RecordMaker:
         call = {"id": cid, "type": "function", "function": {"name": finish, "arguments": args}}
         messages.append(self._assistant(model, "Submitting the final answer.", [call], rng,
                                         None))
-        messages.append(self._tool_msg(FINISH_ECHO, cid, finish if with_names else None))
+        if fresh_ids:
+            messages.append(self._tool_msg(FINISH_ECHO, _uuid(side), finish))
+        else:
+            messages.append(self._tool_msg(FINISH_ECHO, cid, finish if with_names else None))
         return messages, True, "success", "finish_tool_call"
 
     def agentic(self, q: Question, model: str, plan: Plan, rng: random.Random, *,
@@ -236,12 +284,18 @@ class RecordMaker:
                 if plan.variant in ("error", "error_early") and key == "multimodal_summary":
                     continue
                 rec[key] = value
+        if not multimodal and q.task in ("labevents", "transfers"):
+            # input-row fields beyond FORMATS.md's list (attach_source_fields copies every
+            # field of the input row): they have no column and must stay queryable
+            rec["task_info"] = {"source_table": q.task, "n_candidates": len(
+                q.inputs.get("candidates") or [])}
+            rec["ground_truth"] = list(q.gold)
         return rec
 
     # ---- one-shot --------------------------------------------------------------
     def oneshot(self, q: Question, model: str, plan: Plan, rng: random.Random, *,
                 region: str, run_index: int = 1) -> dict[str, Any]:
-        model_id = spec.BACKEND_IDS[model]
+        model_id = spec.backend_id(model, region)
         out = dict(q.inputs)
         if plan.variant == "error_early":
             # the runner's future raised: no session_id, no run_index (DESIGN: run 1)
@@ -310,3 +364,37 @@ def prediction_of(rec: dict[str, Any]) -> list[str]:
 
 def normalized_set(items: list[str]) -> set[str]:
     return {s.strip().lower() for s in items}
+
+
+def tool_shapes(rec: dict[str, Any]) -> dict[str, int]:
+    """What a record holds of the writer's tool shapes, tallied from the record itself:
+    tool messages that are failures, calls recorded under ehr. that ran as image tools,
+    tool messages whose tool_call_id names no call of the record (fresh uuids)."""
+    out = {"n_error_results": 0, "n_name_fixed": 0, "n_fresh_id_results": 0}
+    msgs = [m for m in rec.get("messages") or [] if isinstance(m, dict)]
+    ids = {c.get("id") for m in msgs for c in m.get("tool_calls") or [] if isinstance(c, dict)}
+    for m in msgs:
+        for c in m.get("tool_calls") or []:
+            name = str((c.get("function") or {}).get("name", ""))
+            if name.startswith("ehr.") and name[4:] in IMAGE_TOOLS:
+                out["n_name_fixed"] += 1
+        if m.get("role") == "tool":
+            text = m.get("content")
+            if isinstance(text, str) and text.startswith(WRITTEN_ERROR_STARTS):
+                out["n_error_results"] += 1
+            if m.get("tool_call_id") not in ids:
+                out["n_fresh_id_results"] += 1
+    return out
+
+
+# Record keys FORMATS.md §2 / DESIGN.md give a results column (the synth's own list): every
+# other key of a loaded record must land in results.extra.
+COLUMN_KEYS = frozenset({
+    "qid", "run_index", "runs_per_question", "session_id", "question", "messages",
+    "completed", "status", "stop_reason", "error", "task", "task_type", "label", "subject_id",
+    "hadm_id", "stay_id", "prediction_time", "backend_region", "backend_model_id",
+    "task_family", "scope", "source_benchmark"})
+
+
+def extra_keys(rec: dict[str, Any]) -> list[str]:
+    return sorted(k for k in rec if k not in COLUMN_KEYS)

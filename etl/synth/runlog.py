@@ -15,6 +15,8 @@ import json
 import random
 from typing import Any
 
+from etl.synth.records import IMAGE_TOOLS
+
 # run_log_stats columns (schema/20_lineage.sql), in table order
 COLUMNS = ("n_errors", "n_tool_errors", "n_tool_name_fixes", "n_synthetic_finish",
            "n_exceptions", "n_tool_calls", "n_truncated_results", "n_finish_called",
@@ -128,12 +130,27 @@ class RunLog:
         namespace (Kimi: ehr.chest_xray_classifier) or left bare (ehr_load_ehr)."""
         if "." not in name and name.startswith("ehr_"):
             return "ehr." + name[len("ehr_"):]
+        if self.fix_image_names and name.startswith("ehr.") and name[4:] in IMAGE_TOOLS:
+            return "image." + name[4:]
         return name
 
     def _rounds(self, session: str, messages: list[dict[str, Any]]) -> None:
         mm = self.style == "mm"
-        results = {m.get("tool_call_id"): m.get("content") for m in messages
-                   if isinstance(m, dict) and m.get("role") == "tool"}
+        # the tool message of each call: by id, else (fresh uuid ids) the next one in order
+        results: dict[Any, Any] = {}
+        pending: list[Any] = []
+        for m in messages:
+            if not isinstance(m, dict):
+                continue
+            if m.get("role") == "tool":
+                tid = m.get("tool_call_id")
+                if tid in pending:
+                    pending.remove(tid)
+                elif pending:
+                    tid = pending.pop(0)
+                results.setdefault(tid, m.get("content"))
+            for c in m.get("tool_calls") or []:
+                pending.append(c.get("id"))
         rnd = 0
         for k, msg in enumerate(messages):
             if not isinstance(msg, dict) or msg.get("role") != "assistant":
@@ -173,8 +190,6 @@ class RunLog:
                 name = str(fn.get("name", ""))
                 if mm:
                     fixed = self._fixed_name(name)
-                    if self.fix_image_names and name.startswith("image."):
-                        name = "ehr." + name[len("image."):]  # what the model emitted
                     if fixed != name:
                         self.put(f"[qid={session}] Round {rnd} TOOL_NAME_FIX: {name!r} -> "
                                  f"{fixed!r}", "n_tool_name_fixes")

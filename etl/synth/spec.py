@@ -21,6 +21,17 @@ BACKEND_IDS: dict[str, str] = {
     "gpt_oss_120b": "openai.gpt-oss-120b-1:0",
 }
 ANTHROPIC = {"claude_opus_4_6", "claude_sonnet_4_6"}
+
+
+def backend_id(model: str, region: str) -> str:
+    """The Bedrock id a run in region uses: Anthropic models go through the cross-region
+    inference profile of the region's geography (clinseekagent/
+    bedrock_region_availability.json: us.anthropic.claude-opus-4-6-v1 in us-*,
+    eu.anthropic.claude-opus-4-6-v1 in eu-*); other models have one id everywhere."""
+    model_id = BACKEND_IDS[model]
+    if model in ANTHROPIC and region.startswith("eu-"):
+        return "eu." + model_id.split(".", 1)[1]
+    return model_id
 # friendly names (the catalog keys run_multi_model_eval.py --models takes), FORMATS.md
 DISPLAY: dict[str, str] = {
     "claude_opus_4_6": "Claude Opus 4.6", "claude_sonnet_4_6": "Claude Sonnet 4.6",

@@ -34,9 +34,18 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
     for run in runs:
         w = win.get(run["run_id"], {})
         status = {"success": 0, "incomplete": 0, "error": 0}
+        shapes = {"n_error_results": 0, "n_name_fixed": 0, "n_fresh_id_results": 0}
+        extra: dict[str, int] = defaultdict(int)
         for c in w.values():
             status[c.status] = status.get(c.status, 0) + 1
-        out_runs.append({**run, "n_results": len(w), "n_status": status})
+            for k, v in c.shapes.items():
+                shapes[k] += v
+            for k in c.extra_keys:
+                extra[k] += 1
+        # tool_shapes: over the loaded copies, the writer's tool shapes (records.tool_shapes)
+        # extra_keys: loaded records holding each key no results column maps
+        out_runs.append({**run, "n_results": len(w), "n_status": status,
+                         "tool_shapes": shapes, "extra_keys": dict(sorted(extra.items()))})
     groups: dict[tuple[str, str, int], list[Copy]] = defaultdict(list)
     for c in ledger.copies:
         groups[(c.run_id, c.qid, c.run_index)].append(c)
@@ -76,6 +85,8 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
         "archives": sorted(out_archives, key=lambda a: a["run_id"]),
         "summary_disagreements": sorted(ledger.disagreements, key=lambda d: d["path"]),
         "symlinks": sorted(ledger.symlinks, key=lambda s: s["path"]),
+        # bare NaN / Infinity values (writer-valid): loaded as NULL, the key noted
+        "nonfinite": sorted(ledger.nonfinite, key=lambda d: (d["path"], d["line_no"])),
         # raw multi-model runs: the manifest.json each one holds (its shards, as written)
         "raw_runs": sorted(raw_runs or [], key=lambda r: r["path"]),
     }

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from etl.synth.records import prediction_of
+from etl.synth.records import extra_keys, prediction_of, tool_shapes
 
 # copy preference of result files (DESIGN.md): lower wins
 COPY_RANK = {"results_merged": 1, "results_top": 2, "results_shard": 3, "results_steal": 4,
@@ -44,6 +44,8 @@ class Copy:
     rank: int
     status: str
     prediction: list[str]
+    shapes: dict[str, int] = field(default_factory=dict)  # records.tool_shapes
+    extra_keys: list[str] = field(default_factory=list)  # records.extra_keys
 
 
 @dataclass
@@ -55,6 +57,7 @@ class Ledger:
     copies: list[Copy] = field(default_factory=list)
     symlinks: list[dict[str, Any]] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    nonfinite: list[dict[str, Any]] = field(default_factory=list)
     bytes_written: int = 0
 
 
@@ -137,7 +140,7 @@ class JsonlFile:
         self.d.ledger.copies.append(Copy(
             self.run_id or "", str(rec["qid"]), int(rec.get("run_index") or 1), self.path,
             line_no, obj_idx, self.rank, "success" if status == "ok" else status,
-            prediction_of(rec)))
+            prediction_of(rec), tool_shapes(rec), extra_keys(rec)))
 
     def record(self, rec: dict[str, Any], raw: bytes | None = None) -> int:
         """Write one object (pre-serialized bytes may be passed to reuse a line)."""
@@ -158,13 +161,18 @@ class JsonlFile:
         self._damage(line_no, "two_objects_one_line", "repaired")
 
     def with_nan(self, rec: dict[str, Any], key: str, token: bytes = b"NaN") -> None:
-        """`key` (a top-level key holding null) written as a bare NaN / Infinity."""
+        """`key` (a top-level key holding null) written as a bare NaN / Infinity, as
+        Python's json.dumps writes a float nan / inf: writer-valid, so "benign" (loaded,
+        no reject), and listed in the ledger's nonfinite entries."""
         data = self.dumps({**rec, key: None})
         k = orjson.dumps(key)
         needle = k + b":null" if k + b":null" in data else k + b": null"
         line_no = self._line(data.replace(needle, needle[:-4] + token, 1))
         self._loaded(rec, line_no, 0)
-        self._damage(line_no, "bare_nan" if token == b"NaN" else "bare_infinity", "repaired")
+        self._damage(line_no, "bare_nan" if token == b"NaN" else "bare_infinity", "benign")
+        self.d.ledger.nonfinite.append({"path": self.path, "line_no": line_no, "key": key,
+                                        "run_id": self.run_id, "qid": rec.get("qid"),
+                                        "run_index": rec.get("run_index") or 1})
 
     def json_array(self, rec: dict[str, Any]) -> None:
         self._damage(self._line(b"[" + self.dumps(rec) + b"]"), "json_array_line", "error")

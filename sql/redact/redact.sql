@@ -35,6 +35,10 @@ CREATE OR REPLACE TEMP TABLE redactions_every_table (column_name VARCHAR, expres
 INSERT INTO redactions_every_table VALUES
     ('qid', 'redact_qid(s.qid)');
 
+-- A JSON object of leftover fields reduced to the JSON array of its keys.
+CREATE OR REPLACE TEMP MACRO redact_keys(v) AS
+    CASE WHEN v IS NULL THEN NULL ELSE CAST(to_json(json_keys(v)) AS VARCHAR) END;
+
 -- What is removed: every free text taken from the records (questions, message content,
 -- reasoning, tool arguments and results, image data, error texts, reject excerpts).
 -- What remains: labels, predictions, statuses, counts, lengths, scores, run metadata.
@@ -51,4 +55,10 @@ INSERT INTO redactions VALUES
     ('results', 'subject_id', 'redact_id(''subject'', s.subject_id)'),
     ('results', 'subject_id_text', 'redact_text_id(''subject'', s.subject_id_text)'),
     ('results', 'hadm_id', 'redact_id(''hadm'', s.hadm_id)'),
-    ('results', 'stay_id', 'redact_id(''stay'', s.stay_id)');
+    ('results', 'stay_id', 'redact_id(''stay'', s.stay_id)'),
+    -- leftover fields (schema/30_writer_fields.sql) hold record text too (candidates,
+    -- bedrock_content_blocks, judge_reason, ...): only the names of the keys remain
+    ('results', 'extra', 'redact_keys(s.extra)'),
+    ('messages', 'extra', 'redact_keys(s.extra)'),
+    ('tool_calls', 'extra', 'redact_keys(s.extra)'),
+    ('question_scores', 'extra', 'redact_keys(s.extra)');
