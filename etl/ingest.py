@@ -123,6 +123,8 @@ def _post_load_hooks(options: IngestOptions) -> list:
                     for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
             _insert_rows(con, "archive_runs", archive_rows(runs))
         hooks.append(add_archives)
+    from etl.best_at_k import add_best_at_k  # needs the loaded scores, before the views
+    hooks.append(add_best_at_k)
     try:
         from etl.views import apply_views
     except ImportError:

@@ -360,9 +360,35 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
         "precision": score.precision, "recall": score.recall, "f1": score.f1,
         "exact_match": score.exact_match, "correct": score.exact_match,
         "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
-        "line_no": line_no,
+        "line_no": line_no, "predictions": result["prediction_items"],
     })
+    rows.question_scores.extend(
+        authors_score_rows(record.get("messages"), label, key, result["task"], status, line_no))
     return rows, None
+
+
+def authors_score_rows(messages: Any, label: Any, key: dict[str, Any], task: str | None,
+                       status: str, line_no: int) -> list[dict[str, Any]]:
+    """question_scores rows of the authors' text scorer (etl/scoring.py): authors_text (the
+    leaderboard default for text benchmarks) and authors_text_fallback (the authors'
+    --extract-text-answer-without-finish option; equal to authors_text whenever the run
+    has a finish call). Computed from the record itself, not from the rows above: the
+    authors' rules (which call counts, how arguments parse) are not the normalized ones."""
+    plain = scoring.authors_text_score(messages, label)
+    fallback = plain
+    if plain.prediction_source == scoring.NO_PREDICTION:
+        fallback = scoring.authors_text_score(messages, label, allow_text=True)
+    out = []
+    for name, score in ((scoring.AUTHORS_TEXT, plain), (scoring.AUTHORS_TEXT_FALLBACK, fallback)):
+        out.append({
+            **key, "scorer": name, "task": task, "route": name,
+            "precision": score.precision, "recall": score.recall, "f1": score.f1,
+            "exact_match": score.exact_match, "correct": score.exact_match,
+            "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
+            "line_no": line_no, "prediction_source": score.prediction_source,
+            "predictions": json_text(score.predictions),
+        })
+    return out
 
 
 def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
