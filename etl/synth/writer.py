@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from etl.synth.records import prediction_of
+from etl.synth.scoring import text_f1, text_predictions
 
 # copy preference of result files (DESIGN.md): lower wins
 COPY_RANK = {"results_merged": 1, "results_top": 2, "results_shard": 3, "results_steal": 4,
@@ -44,6 +45,11 @@ class Copy:
     rank: int
     status: str
     prediction: list[str]
+    task: str | None = None
+    task_type: str | None = None
+    # the authors' text scorer on this copy (etl/synth/scoring.py ports of score_text.py)
+    authors_f1: float = 0.0
+    authors_source: str = "no_prediction"
 
 
 @dataclass
@@ -55,6 +61,7 @@ class Ledger:
     copies: list[Copy] = field(default_factory=list)
     symlinks: list[dict[str, Any]] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    shapes: list[dict[str, Any]] = field(default_factory=list)  # planted writer habits
     bytes_written: int = 0
 
 
@@ -134,10 +141,12 @@ class JsonlFile:
         if self.rank is None or "qid" not in rec:
             return
         status = str(rec.get("status"))
+        preds, source = text_predictions(rec)
         self.d.ledger.copies.append(Copy(
             self.run_id or "", str(rec["qid"]), int(rec.get("run_index") or 1), self.path,
             line_no, obj_idx, self.rank, "success" if status == "ok" else status,
-            prediction_of(rec)))
+            prediction_of(rec), rec.get("task"), rec.get("task_type"),
+            text_f1(preds, rec.get("label"))["f1"], source))
 
     def record(self, rec: dict[str, Any], raw: bytes | None = None) -> int:
         """Write one object (pre-serialized bytes may be passed to reuse a line)."""
