@@ -1,6 +1,14 @@
-"""The project's own scorer, ``set_f1``: gold and prediction as sets of normalized strings.
+"""The text scorers computed for every result (question_scores rows, one per scorer):
 
-Rules (DESIGN.md "Scores", FORMATS.md §4): every item becomes ``str(x).strip().lower()``;
+- ``authors_text`` (the leaderboard default for ehr_bench and agent_ehr_bench): the
+  benchmark authors' own scorer, clinseekagent/scoring/score_text.py, ported rule for rule
+  (second half of this module);
+- ``authors_text_fallback``: the same with the authors' --extract-text-answer-without-finish
+  option (an answer read from the last assistant text when there is no finish call);
+- ``set_f1``: the project's normalized rule (first half of this module), kept beside them
+  so the cost of each rule stays visible (view scorer_disagreements).
+
+set_f1 rules (DESIGN.md "Scores", FORMATS.md §4): every item becomes ``str(x).strip().lower()``;
 precision = |P∩G|/|P|, recall = |P∩G|/|G|, F1 their harmonic mean, exact match = set
 equality. Edge cases this module settles (the authors' docs are silent on them):
 

@@ -12,7 +12,8 @@ once as is (golden/<run_id>/default: the authors_text scorer) and once with
 --extract-text-answer-without-finish (golden/<run_id>/fallback: authors_text_fallback),
 keeps summary.json and per_question.jsonl, and writes golden/<run_id>/best_at_k.json: the
 authors' calculate_true_best_at_k of every question's run F1 values for k = 1..the most
-runs a question of the run has. tests/test_fidelity_text.py compares the warehouse to them.
+runs a question of the run has; and golden_resume/: the default scorer on resume_tree (a
+file with retried attempts). tests/test_fidelity_text.py compares the warehouse to them.
 Run tests/fidelity/make_corpus.py first if the corpus changed."""
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from make_corpus import BENCH, TREE, corpus  # noqa: E402
+from make_corpus import BENCH, RESUME_RUN, RESUME_TREE, TREE, corpus  # noqa: E402
 
 TEXT = TREE.parent
 
 GOLDEN = TEXT / "golden"
 SCRIPT = Path("clinseekagent") / "scoring" / "score_text.py"
 KEEP = ("summary.json", "per_question.jsonl")
+GOLDEN_RESUME = TEXT / "golden_resume"
 
 
 def _load_authors(script: Path):
@@ -44,6 +46,16 @@ def _load_authors(script: Path):
     assert spec.loader is not None
     spec.loader.exec_module(module)
     return module
+
+
+def run_authors(script: Path, results: Path, bench: Path, out: Path, extra: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, str(script), "--results", str(results),
+                        "--benchmark", str(bench), "--output-dir", tmp, *extra],
+                       check=True, stdout=subprocess.DEVNULL)
+        out.mkdir(parents=True)
+        for name in KEEP:
+            shutil.copy(Path(tmp) / name, out / name)
 
 
 def main() -> None:
@@ -55,20 +67,16 @@ def main() -> None:
     if not script.is_file():
         raise SystemExit(f"{script} not found: --authors-src must hold {SCRIPT}")
     authors = _load_authors(script)
-    if GOLDEN.exists():
-        shutil.rmtree(GOLDEN)
+    for directory in (GOLDEN, GOLDEN_RESUME):
+        if directory.exists():
+            shutil.rmtree(directory)
+    run_authors(script, RESUME_TREE / RESUME_RUN / "results.jsonl", BENCH / "ehr_bench.json",
+                GOLDEN_RESUME / RESUME_RUN / "default", [])
     for run_id, (bench, _) in sorted(corpus().items()):
         results = TREE / run_id / "results.jsonl"
         for variant, extra in (("default", []), ("fallback",
                                                  ["--extract-text-answer-without-finish"])):
-            out = GOLDEN / run_id / variant
-            with tempfile.TemporaryDirectory() as tmp:
-                subprocess.run([sys.executable, str(script), "--results", str(results),
-                                "--benchmark", str(BENCH / bench), "--output-dir", tmp,
-                                *extra], check=True, stdout=subprocess.DEVNULL)
-                out.mkdir(parents=True)
-                for name in KEEP:
-                    shutil.copy(Path(tmp) / name, out / name)
+            run_authors(script, results, BENCH / bench, GOLDEN / run_id / variant, extra)
         per_question = [json.loads(line) for line in
                         (GOLDEN / run_id / "default" / "per_question.jsonl").open()]
         runs = [q["runs"] for q in per_question if q["runs"]]
