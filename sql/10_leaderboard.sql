@@ -268,6 +268,9 @@ WITH per_run AS (
 SELECT
     p.benchmark,
     p.mode,
+    -- scorer before the numbers: rows of one run differ by scorer first (exports and
+    -- diffs that sort rows then pair them the same way whatever the float noise)
+    p.scorer,
     p.model,
     p.n_questions,
     p.score,
@@ -286,7 +289,6 @@ SELECT
     p.scorer AS score_source,
     p.n_error_runs,
     p.n_unscored_runs,
-    p.scorer,
     p.is_default
 FROM per_run AS p
 JOIN leaderboard_runs AS lr ON lr.run_id = p.run_id;
@@ -350,6 +352,7 @@ CREATE OR REPLACE VIEW leaderboard_by_task_all_scorers AS
 SELECT
     benchmark,
     mode,
+    scorer,
     model,
     task,
     task_group,
@@ -358,7 +361,6 @@ SELECT
     split,
     run_id,
     score_source,
-    scorer,
     is_default
 FROM leaderboard_question_scores_all
 GROUP BY benchmark, mode, model, task, task_group, split, run_id, score_source, scorer,
@@ -401,6 +403,7 @@ CREATE OR REPLACE VIEW leaderboard_by_group_all_scorers AS
 SELECT
     benchmark,
     mode,
+    scorer,
     model,
     task_group,
     count(*) AS n_questions,
@@ -408,7 +411,6 @@ SELECT
     split,
     run_id,
     score_source,
-    scorer,
     is_default
 FROM leaderboard_question_scores_all
 GROUP BY benchmark, mode, model, task_group, split, run_id, score_source, scorer, is_default;
