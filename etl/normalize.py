@@ -19,7 +19,10 @@ Decisions documented here (the formats leave them open):
   MCP client write on failure (TOOL_ERROR_PREFIXES below).
 - prediction: the ``response`` of the last call whose normalized name ends in ``finish``;
   NULL when there is none, its arguments do not parse to an object, or it has no (or a
-  null) ``response``. A later malformed finish call hides an earlier good one.
+  null) ``response``. A later malformed finish call hides an earlier good one. This is the
+  normalized reading (results.prediction / prediction_items, scorer set_f1); the
+  leaderboard's default scorer reads the record by the authors' rules instead
+  (etl/scoring.py authors_text_score, called by authors_score_rows below).
 """
 
 from __future__ import annotations
