@@ -138,6 +138,7 @@ def _post_load_hooks(options: IngestOptions) -> list:
     # Imported here, not guarded: a module that fails to import must fail the ingest (a
     # warehouse without its views or archive rows is not a success).
     from etl.archive import archive_rows
+    from etl.best_at_k import add_best_at_k
     from etl.load import _insert_rows
     from etl.views import apply_views
 
@@ -147,7 +148,8 @@ def _post_load_hooks(options: IngestOptions) -> list:
                 for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
         _insert_rows(con, "archive_runs", archive_rows(runs))
 
-    return [add_archives, apply_views]
+    # best@k needs the loaded scores, and the views need its table
+    return [add_archives, add_best_at_k, apply_views]
 
 
 def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None = None,

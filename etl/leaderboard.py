@@ -26,6 +26,7 @@ class Listing:
     view: str
     columns: tuple[str, ...]
     order_by: str
+    all_scorers_view: str  # the same board for any scorer (column scorer), for --scorer
 
 
 LISTINGS: dict[str, Listing] = {
@@ -33,25 +34,28 @@ LISTINGS: dict[str, Listing] = {
         "leaderboard",
         (
             "benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low", "ci_high",
-            "score_source", "split", "run_id",
+            "scorer", "split", "run_id",
         ),
         "benchmark, mode, rank, model, run_id",
+        "leaderboard_all_scorers",
     ),
     "task": Listing(
         "leaderboard_by_task",
         (
             "benchmark", "mode", "model", "task_group", "task", "n_questions", "score",
-            "score_source", "split", "run_id",
+            "scorer", "split", "run_id",
         ),
         "benchmark, mode, model, task_group, task, run_id",
+        "leaderboard_by_task_all_scorers",
     ),
     "group": Listing(
         "leaderboard_by_group",
         (
-            "benchmark", "mode", "model", "task_group", "n_questions", "score", "score_source",
+            "benchmark", "mode", "model", "task_group", "n_questions", "score", "scorer",
             "split", "run_id",
         ),
         "benchmark, mode, model, task_group, run_id",
+        "leaderboard_by_group_all_scorers",
     ),
 }
 
@@ -65,12 +69,20 @@ def fetch_leaderboard(
     by: str = "model",
     benchmark: str | None = None,
     mode: str | None = None,
+    scorer: str | None = None,
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Rows of the leaderboard view chosen by `by` (model | task | group), filtered by
-    benchmark and mode when given. Returns (column names, rows)."""
+    benchmark and mode when given. Without scorer: each run's default scorer (the public
+    views); with one: that scorer's board (the *_all_scorers views; ranks within it).
+    Returns (column names, rows)."""
     listing = LISTINGS[by]
     conditions = []
     params: list[Any] = []
+    view = listing.view
+    if scorer is not None:
+        view = listing.all_scorers_view
+        conditions.append("scorer = ?")
+        params.append(scorer)
     if benchmark is not None:
         conditions.append("benchmark = ?")
         params.append(benchmark)
@@ -78,7 +90,7 @@ def fetch_leaderboard(
         conditions.append("mode = ?")
         params.append(mode)
     # View, columns and order come from the fixed LISTINGS table; user values are bound.
-    sql = f"SELECT {', '.join(listing.columns)} FROM {listing.view}"
+    sql = f"SELECT {', '.join(listing.columns)} FROM {view}"
     if conditions:
         sql += " WHERE " + " AND ".join(conditions)
     sql += f" ORDER BY {listing.order_by}"
@@ -153,6 +165,14 @@ def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
     help="Break scores down per task or per task group instead of one row per model.",
 )
 @click.option(
+    "--scorer",
+    default=None,
+    help="Show the board of this scorer instead of each run's default: authors_text (the "
+    "benchmark authors' text scorer, the text default), authors_text_fallback (their "
+    "--extract-text-answer-without-finish option), set_f1 (the normalized rule), or "
+    "scored / rescored (mm_bench authors' rows).",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(list(FORMATS)),
@@ -161,19 +181,22 @@ def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
     help="table and md round scores to 3 decimals; csv and json keep full precision.",
 )
 def leaderboard_command(
-    db: Path, benchmark: str | None, mode: str | None, by: str | None, fmt: str
+    db: Path, benchmark: str | None, mode: str | None, by: str | None, scorer: str | None,
+    fmt: str
 ) -> None:
     """Print the leaderboard: current (not archived) runs of full splits, one row per
     benchmark, mode and model, ranked by score.
 
     Score: per question the mean over its runs, then the mean over the questions present in
-    the run (micro), a fraction in [0, 1]. Text benchmarks use set F1; mm_bench uses the
-    authors' unified per-question scores where the run has them (see score_source). Errors
-    and incomplete results score 0. 95% CI: normal approximation on per-question scores,
-    clipped to [0, 1]."""
+    the run (micro), a fraction in [0, 1]. Text benchmarks use the benchmark authors' own
+    scorer (authors_text: clinseekagent/scoring/score_text.py rule for rule; the record's
+    status is not consulted); mm_bench uses the authors' unified per-question scores where
+    the run has them, else set_f1, errors and incomplete results scoring 0. The scorer
+    column says which scorer made each number; --scorer shows another one. 95% CI: normal
+    approximation on per-question scores, clipped to [0, 1]."""
     con = open_read_only(db)
     try:
-        columns, rows = fetch_leaderboard(con, by or "model", benchmark, mode)
+        columns, rows = fetch_leaderboard(con, by or "model", benchmark, mode, scorer)
     except duckdb.CatalogException as error:
         raise click.ClickException(
             f"{db} has no leaderboard views (built by an older ingest?); "

@@ -19,7 +19,10 @@ Decisions documented here (the formats leave them open):
   MCP client write on failure (TOOL_ERROR_PREFIXES below).
 - prediction: the ``response`` of the last call whose normalized name ends in ``finish``;
   NULL when there is none, its arguments do not parse to an object, or it has no (or a
-  null) ``response``. A later malformed finish call hides an earlier good one.
+  null) ``response``. A later malformed finish call hides an earlier good one. This is the
+  normalized reading (results.prediction / prediction_items, scorer set_f1); the
+  leaderboard's default scorer reads the record by the authors' rules instead
+  (etl/scoring.py authors_text_score, called by authors_score_rows below).
 """
 
 from __future__ import annotations
@@ -433,8 +436,10 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
         "precision": score.precision, "recall": score.recall, "f1": score.f1,
         "exact_match": score.exact_match, "correct": score.exact_match,
         "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
-        "line_no": line_no,
+        "line_no": line_no, "predictions": result["prediction_items"],
     })
+    rows.question_scores.extend(
+        authors_score_rows(record.get("messages"), label, key, result["task"], status, line_no))
     return rows, None
 
 
@@ -453,6 +458,28 @@ def _items_or_none(items_of: Callable[[Any], list[str]], value: Any, what: str,
         rows.problems.append(f"{what} cannot be scored ({type(exc).__name__}: {exc}); "
                              "its set_f1 score is NULL")
         return None
+def authors_score_rows(messages: Any, label: Any, key: dict[str, Any], task: str | None,
+                       status: str, line_no: int) -> list[dict[str, Any]]:
+    """question_scores rows of the authors' text scorer (etl/scoring.py): authors_text (the
+    leaderboard default for text benchmarks) and authors_text_fallback (the authors'
+    --extract-text-answer-without-finish option; equal to authors_text whenever the run
+    has a finish call). Computed from the record itself, not from the rows above: the
+    authors' rules (which call counts, how arguments parse) are not the normalized ones."""
+    plain = scoring.authors_text_score(messages, label)
+    fallback = plain
+    if plain.prediction_source == scoring.NO_PREDICTION:
+        fallback = scoring.authors_text_score(messages, label, allow_text=True)
+    out = []
+    for name, score in ((scoring.AUTHORS_TEXT, plain), (scoring.AUTHORS_TEXT_FALLBACK, fallback)):
+        out.append({
+            **key, "scorer": name, "task": task, "route": name,
+            "precision": score.precision, "recall": score.recall, "f1": score.f1,
+            "exact_match": score.exact_match, "correct": score.exact_match,
+            "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
+            "line_no": line_no, "prediction_source": score.prediction_source,
+            "predictions": json_text(score.predictions),
+        })
+    return out
 
 
 def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,

@@ -1,12 +1,25 @@
 -- Leaderboard views. The chain, each step a view so every number traces to its rows:
---   leaderboard_runs             current runs of full splits, and which scorer scores them
---   leaderboard_result_scores    one score per result (run_id, qid, run_index)
---   leaderboard_question_scores  per question: mean over its runs
---   leaderboard / leaderboard_by_task / leaderboard_by_group: micro means over questions
--- Score source: text benchmarks use the project's set_f1 rows (f1). mm_bench uses the
--- authors' per-question rows (scorer 'scored' for oneshot, 'rescored' for agentic) when the
--- run has any, with the unified score (f1 for set rows, correct for judge rows, 0 for
--- incomplete rows), and set_f1 otherwise. Error and incomplete results score 0.
+--   leaderboard_runs                  current runs of full splits, and their default scorer
+--   leaderboard_scorers               every scorer each run can be shown with (default marked)
+--   leaderboard_result_scores_all     one score per result and scorer
+--   leaderboard_question_scores_all   per question and scorer: mean over its runs
+--   leaderboard_all_scorers / leaderboard_by_task_all_scorers / leaderboard_by_group_all_scorers:
+--                                     micro means over questions, one board per scorer
+--   leaderboard, leaderboard_by_task, leaderboard_by_group, leaderboard_result_scores,
+--   leaderboard_question_scores:      the same, default scorer only (the public contract)
+--   leaderboard_best_at_k             best@k over runs, runs with several runs per question
+--   scorer_disagreements              results where the default and set_f1 disagree
+-- Default scorer: text benchmarks (everything but mm_bench) use authors_text, the benchmark
+-- authors' own scorer (etl/scoring.py, a port of clinseekagent/scoring/score_text.py): its
+-- F1 as computed, the record's status NOT consulted (an incomplete run with a finish answer
+-- counts; error rows have no finish call and score 0 by the rule itself), a result without
+-- a row scores 0. mm_bench uses the authors' per-question rows (scorer 'scored' for
+-- oneshot, 'rescored' for agentic) when the run has any, with the unified score (f1 for set
+-- rows, correct for judge rows, 0 for incomplete rows), and set_f1 otherwise; for those two
+-- (and for set_f1 wherever it is shown) error and incomplete results score 0.
+-- Extra scorers beside the default, never instead of it: set_f1 (the project's normalized
+-- rule: strip, non-string items as text, error/incomplete = 0) and authors_text_fallback
+-- (the authors' --extract-text-answer-without-finish option).
 -- Not done yet: runs with no per-question rows at all could fall back to the authors'
 -- summary numbers (summary_metrics); they are left out of the leaderboard for now.
 
@@ -15,40 +28,71 @@ WITH author_runs AS (
     SELECT DISTINCT run_id, scorer
     FROM question_scores
     WHERE scorer IN ('scored', 'rescored')
+),
+runs_with_source AS (
+    SELECT
+        r.run_id,
+        r.benchmark,
+        r.mode,
+        r.split,
+        r.model,
+        coalesce(m.display_name, r.model) AS display_name,
+        CASE
+            WHEN r.benchmark = 'mm_bench' THEN coalesce(a.scorer, 'set_f1')
+            ELSE 'authors_text'
+        END AS score_source
+    FROM runs AS r
+    LEFT JOIN models AS m ON m.model = r.model
+    LEFT JOIN author_runs AS a
+        ON a.run_id = r.run_id
+        AND r.benchmark = 'mm_bench'
+        AND a.scorer = CASE r.mode WHEN 'agentic' THEN 'rescored' WHEN 'oneshot' THEN 'scored' END
+    WHERE NOT coalesce(r.is_archived, false)
+        AND (r.split IN ('full1800', 'subset600', 'full2703') OR r.split LIKE 'full%')
 )
 SELECT
-    r.run_id,
-    r.benchmark,
-    r.mode,
-    r.split,
-    r.model,
-    coalesce(m.display_name, r.model) AS display_name,
-    coalesce(a.scorer, 'set_f1') AS score_source
-FROM runs AS r
-LEFT JOIN models AS m ON m.model = r.model
-LEFT JOIN author_runs AS a
-    ON a.run_id = r.run_id
-    AND r.benchmark = 'mm_bench'
-    AND a.scorer = CASE r.mode WHEN 'agentic' THEN 'rescored' WHEN 'oneshot' THEN 'scored' END
-WHERE NOT coalesce(r.is_archived, false)
-    AND (r.split IN ('full1800', 'subset600', 'full2703') OR r.split LIKE 'full%');
+    run_id,
+    benchmark,
+    mode,
+    split,
+    model,
+    display_name,
+    score_source,
+    score_source AS scorer
+FROM runs_with_source;
 
-COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source says which question_scores scorer scores each (set_f1, or for mm_bench the authors'' scored (oneshot) / rescored (agentic) rows when the run has them).';
+COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source (= scorer) is the default scorer of each: authors_text (the benchmark authors'' text scorer) for text benchmarks; for mm_bench the authors'' scored (oneshot) / rescored (agentic) rows when the run has them, else set_f1.';
 COMMENT ON COLUMN leaderboard_runs.run_id IS 'Run id: logical path of the run directory (see runs).';
 COMMENT ON COLUMN leaderboard_runs.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
 COMMENT ON COLUMN leaderboard_runs.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_runs.split IS 'Full split of the run: full1800, subset600, full2703 or another full*.';
 COMMENT ON COLUMN leaderboard_runs.model IS 'Canonical model key (see models).';
 COMMENT ON COLUMN leaderboard_runs.display_name IS 'Human model name from models; the key itself when models has none.';
-COMMENT ON COLUMN leaderboard_runs.score_source IS 'question_scores scorer that scores the run: set_f1, or scored (mm_bench oneshot) / rescored (mm_bench agentic) when the run has such rows.';
+COMMENT ON COLUMN leaderboard_runs.score_source IS 'Default scorer of the run (question_scores.scorer): authors_text for text benchmarks; scored (mm_bench oneshot) / rescored (mm_bench agentic) when the run has such rows, else set_f1.';
+COMMENT ON COLUMN leaderboard_runs.scorer IS 'Same as score_source: the scorer that makes the run''s default leaderboard numbers.';
 
-CREATE OR REPLACE VIEW leaderboard_result_scores AS
-WITH set_f1 AS (
-    -- One row per result even if a scorer wrote a result twice (no fan-out of results).
-    SELECT run_id, qid, run_index, avg(f1) AS score
+CREATE OR REPLACE VIEW leaderboard_scorers AS
+SELECT run_id, score_source AS scorer, true AS is_default
+FROM leaderboard_runs
+UNION ALL
+SELECT lr.run_id, s.scorer, false AS is_default
+FROM leaderboard_runs AS lr
+CROSS JOIN (VALUES ('authors_text'), ('authors_text_fallback'), ('set_f1')) AS s(scorer)
+WHERE s.scorer <> lr.score_source;
+
+COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and the scorers computed here for every result (authors_text, authors_text_fallback, set_f1).';
+COMMENT ON COLUMN leaderboard_scorers.run_id IS 'Leaderboard run (see leaderboard_runs).';
+COMMENT ON COLUMN leaderboard_scorers.scorer IS 'question_scores scorer: authors_text (default for text benchmarks), authors_text_fallback, set_f1, or the authors'' scored / rescored rows (mm_bench).';
+COMMENT ON COLUMN leaderboard_scorers.is_default IS 'True for the run''s default scorer, the one leaderboard, leaderboard_by_task and leaderboard_by_group show.';
+
+CREATE OR REPLACE VIEW leaderboard_result_scores_all AS
+WITH computed AS (
+    -- Scorers computed here for every result. One row per result even if a scorer wrote a
+    -- result twice (no fan-out of results).
+    SELECT run_id, qid, run_index, scorer, avg(f1) AS score
     FROM question_scores
-    WHERE scorer = 'set_f1'
-    GROUP BY run_id, qid, run_index
+    WHERE scorer IN ('authors_text', 'authors_text_fallback', 'set_f1')
+    GROUP BY run_id, qid, run_index, scorer
 ),
 authors AS (
     SELECT
@@ -66,6 +110,11 @@ authors AS (
     FROM question_scores
     WHERE scorer IN ('scored', 'rescored')
     GROUP BY run_id, qid, run_index, scorer
+),
+per_result AS (
+    SELECT * FROM computed
+    UNION ALL
+    SELECT * FROM authors
 )
 SELECT
     lr.run_id,
@@ -73,43 +122,71 @@ SELECT
     lr.mode,
     lr.split,
     lr.model,
-    lr.score_source,
+    ls.scorer AS score_source,
     res.qid,
     res.run_index,
     res.task,
     res.task_group,
     res.status,
-    CASE WHEN lr.score_source = 'set_f1' THEN s.score ELSE a.score END AS source_score,
+    ps.score AS source_score,
     CASE
+        -- The authors' text scorer never looks at the status.
+        WHEN ls.scorer IN ('authors_text', 'authors_text_fallback') THEN coalesce(ps.score, 0.0)
         WHEN res.status IN ('error', 'incomplete') THEN 0.0
-        ELSE coalesce(CASE WHEN lr.score_source = 'set_f1' THEN s.score ELSE a.score END, 0.0)
-    END AS score
+        ELSE coalesce(ps.score, 0.0)
+    END AS score,
+    ls.scorer,
+    ls.is_default
 FROM leaderboard_runs AS lr
+JOIN leaderboard_scorers AS ls ON ls.run_id = lr.run_id
 JOIN results AS res ON res.run_id = lr.run_id
-LEFT JOIN set_f1 AS s
-    ON s.run_id = res.run_id AND s.qid = res.qid AND s.run_index = res.run_index
-LEFT JOIN authors AS a
-    ON a.run_id = res.run_id
-    AND a.qid = res.qid
-    AND a.run_index = res.run_index
-    AND a.scorer = lr.score_source;
+LEFT JOIN per_result AS ps
+    ON ps.run_id = res.run_id
+    AND ps.qid = res.qid
+    AND ps.run_index = res.run_index
+    AND ps.scorer = ls.scorer;
 
-COMMENT ON VIEW leaderboard_result_scores IS 'One score per result (run_id, qid, run_index) of a leaderboard run: source_score is the row of the run''s score_source (set_f1: f1; scored/rescored: unified score = f1 for set rows, correct for llm_judge rows, 0 for incomplete rows), NULL when that scorer has no row; score is source_score with error and incomplete results and unscored results set to 0.';
+COMMENT ON VIEW leaderboard_result_scores_all IS 'One score per result (run_id, qid, run_index) of a leaderboard run and per scorer of leaderboard_scorers: source_score is that scorer''s row (authors_text, authors_text_fallback, set_f1: f1; scored/rescored: unified score = f1 for set rows, correct for llm_judge rows, 0 for incomplete rows), NULL when it has none; score is what counts: for authors_text* source_score whatever the status (the authors'' rule), for the others 0 for error and incomplete results; 0 when unscored.';
+COMMENT ON COLUMN leaderboard_result_scores_all.run_id IS 'Leaderboard run of the result (see leaderboard_runs).';
+COMMENT ON COLUMN leaderboard_result_scores_all.benchmark IS 'Benchmark of the run.';
+COMMENT ON COLUMN leaderboard_result_scores_all.mode IS 'agentic or oneshot.';
+COMMENT ON COLUMN leaderboard_result_scores_all.split IS 'Full split of the run.';
+COMMENT ON COLUMN leaderboard_result_scores_all.model IS 'Canonical model key.';
+COMMENT ON COLUMN leaderboard_result_scores_all.score_source IS 'Scorer whose rows give source_score (same as scorer).';
+COMMENT ON COLUMN leaderboard_result_scores_all.qid IS 'Question id.';
+COMMENT ON COLUMN leaderboard_result_scores_all.run_index IS '1-based run number of the question (a question may be run several times).';
+COMMENT ON COLUMN leaderboard_result_scores_all.task IS 'Task of the question (results.task).';
+COMMENT ON COLUMN leaderboard_result_scores_all.task_group IS 'risk_prediction / decision_making for text tasks, the task family for multimodal ones.';
+COMMENT ON COLUMN leaderboard_result_scores_all.status IS 'Normalized status of the result: success, incomplete or error.';
+COMMENT ON COLUMN leaderboard_result_scores_all.source_score IS 'Score of the result from the scorer''s rows, a fraction in [0, 1]; NULL when that scorer has no row for it.';
+COMMENT ON COLUMN leaderboard_result_scores_all.score IS 'Score that counts, a fraction in [0, 1]: source_score (0 when NULL); for scorers other than authors_text* also 0 for error and incomplete results.';
+COMMENT ON COLUMN leaderboard_result_scores_all.scorer IS 'Scorer of the row (see leaderboard_scorers).';
+COMMENT ON COLUMN leaderboard_result_scores_all.is_default IS 'True when scorer is the run''s default scorer.';
+
+CREATE OR REPLACE VIEW leaderboard_result_scores AS
+SELECT
+    run_id, benchmark, mode, split, model, score_source, qid, run_index, task, task_group,
+    status, source_score, score, scorer
+FROM leaderboard_result_scores_all
+WHERE is_default;
+
+COMMENT ON VIEW leaderboard_result_scores IS 'One score per result (run_id, qid, run_index) of a leaderboard run by its default scorer (leaderboard_runs.score_source): leaderboard_result_scores_all where is_default. authors_text (text benchmarks): the authors'' F1, status not consulted; scored/rescored (mm_bench): unified score, error and incomplete results 0; set_f1: f1, error and incomplete results 0; unscored results 0.';
 COMMENT ON COLUMN leaderboard_result_scores.run_id IS 'Leaderboard run of the result (see leaderboard_runs).';
 COMMENT ON COLUMN leaderboard_result_scores.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN leaderboard_result_scores.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_result_scores.split IS 'Full split of the run.';
 COMMENT ON COLUMN leaderboard_result_scores.model IS 'Canonical model key.';
-COMMENT ON COLUMN leaderboard_result_scores.score_source IS 'Scorer whose rows give source_score: set_f1, scored or rescored.';
+COMMENT ON COLUMN leaderboard_result_scores.score_source IS 'Scorer whose rows give source_score: authors_text, scored, rescored or set_f1.';
 COMMENT ON COLUMN leaderboard_result_scores.qid IS 'Question id.';
 COMMENT ON COLUMN leaderboard_result_scores.run_index IS '1-based run number of the question (a question may be run several times).';
 COMMENT ON COLUMN leaderboard_result_scores.task IS 'Task of the question (results.task).';
 COMMENT ON COLUMN leaderboard_result_scores.task_group IS 'risk_prediction / decision_making for text tasks, the task family for multimodal ones.';
 COMMENT ON COLUMN leaderboard_result_scores.status IS 'Normalized status of the result: success, incomplete or error.';
 COMMENT ON COLUMN leaderboard_result_scores.source_score IS 'Score of the result from the score_source rows, a fraction in [0, 1]; NULL when that scorer has no row for it.';
-COMMENT ON COLUMN leaderboard_result_scores.score IS 'Score that counts, a fraction in [0, 1]: source_score, or 0 for error, incomplete and unscored results.';
+COMMENT ON COLUMN leaderboard_result_scores.score IS 'Score that counts, a fraction in [0, 1] (see the view comment for the status rule of each scorer).';
+COMMENT ON COLUMN leaderboard_result_scores.scorer IS 'Same as score_source: the scorer that made the number.';
 
-CREATE OR REPLACE VIEW leaderboard_question_scores AS
+CREATE OR REPLACE VIEW leaderboard_question_scores_all AS
 SELECT
     run_id,
     benchmark,
@@ -123,26 +200,53 @@ SELECT
     count(*) AS n_runs,
     count(*) FILTER (WHERE status = 'error') AS n_error_runs,
     count(*) FILTER (WHERE source_score IS NULL) AS n_unscored_runs,
-    avg(score) AS score
-FROM leaderboard_result_scores
-GROUP BY run_id, benchmark, mode, split, model, score_source, qid;
+    avg(score) AS score,
+    scorer,
+    is_default
+FROM leaderboard_result_scores_all
+GROUP BY run_id, benchmark, mode, split, model, score_source, qid, scorer, is_default;
 
-COMMENT ON VIEW leaderboard_question_scores IS 'Per question of a leaderboard run: score = mean over its runs (run_index) of leaderboard_result_scores.score; the unit that leaderboard, leaderboard_by_task and leaderboard_by_group average (micro).';
+COMMENT ON VIEW leaderboard_question_scores_all IS 'Per question of a leaderboard run and per scorer: score = mean over its runs (run_index) of leaderboard_result_scores_all.score; the unit the *_all_scorers boards average (micro).';
+COMMENT ON COLUMN leaderboard_question_scores_all.run_id IS 'Leaderboard run of the question (see leaderboard_runs).';
+COMMENT ON COLUMN leaderboard_question_scores_all.benchmark IS 'Benchmark of the run.';
+COMMENT ON COLUMN leaderboard_question_scores_all.mode IS 'agentic or oneshot.';
+COMMENT ON COLUMN leaderboard_question_scores_all.split IS 'Full split of the run.';
+COMMENT ON COLUMN leaderboard_question_scores_all.model IS 'Canonical model key.';
+COMMENT ON COLUMN leaderboard_question_scores_all.score_source IS 'Scorer of the per-result scores (same as scorer).';
+COMMENT ON COLUMN leaderboard_question_scores_all.qid IS 'Question id.';
+COMMENT ON COLUMN leaderboard_question_scores_all.task IS 'Task of the question (the smallest name if its runs disagree).';
+COMMENT ON COLUMN leaderboard_question_scores_all.task_group IS 'Task group of the question (the smallest name if its runs disagree).';
+COMMENT ON COLUMN leaderboard_question_scores_all.n_runs IS 'Result rows (run_index values) of the question in the run.';
+COMMENT ON COLUMN leaderboard_question_scores_all.n_error_runs IS 'Result rows of the question with status error.';
+COMMENT ON COLUMN leaderboard_question_scores_all.n_unscored_runs IS 'Result rows of the question with no row of the scorer (scored 0).';
+COMMENT ON COLUMN leaderboard_question_scores_all.score IS 'Mean of leaderboard_result_scores_all.score over the question''s runs, a fraction in [0, 1].';
+COMMENT ON COLUMN leaderboard_question_scores_all.scorer IS 'Scorer of the row (see leaderboard_scorers).';
+COMMENT ON COLUMN leaderboard_question_scores_all.is_default IS 'True when scorer is the run''s default scorer.';
+
+CREATE OR REPLACE VIEW leaderboard_question_scores AS
+SELECT
+    run_id, benchmark, mode, split, model, score_source, qid, task, task_group, n_runs,
+    n_error_runs, n_unscored_runs, score, scorer
+FROM leaderboard_question_scores_all
+WHERE is_default;
+
+COMMENT ON VIEW leaderboard_question_scores IS 'Per question of a leaderboard run, default scorer: score = mean over its runs (run_index) of leaderboard_result_scores.score; the unit that leaderboard, leaderboard_by_task and leaderboard_by_group average (micro).';
 COMMENT ON COLUMN leaderboard_question_scores.run_id IS 'Leaderboard run of the question (see leaderboard_runs).';
 COMMENT ON COLUMN leaderboard_question_scores.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN leaderboard_question_scores.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_question_scores.split IS 'Full split of the run.';
 COMMENT ON COLUMN leaderboard_question_scores.model IS 'Canonical model key.';
-COMMENT ON COLUMN leaderboard_question_scores.score_source IS 'Scorer of the per-result scores: set_f1, scored or rescored.';
+COMMENT ON COLUMN leaderboard_question_scores.score_source IS 'Scorer of the per-result scores: authors_text, scored, rescored or set_f1.';
 COMMENT ON COLUMN leaderboard_question_scores.qid IS 'Question id.';
 COMMENT ON COLUMN leaderboard_question_scores.task IS 'Task of the question (the smallest name if its runs disagree).';
 COMMENT ON COLUMN leaderboard_question_scores.task_group IS 'Task group of the question (the smallest name if its runs disagree).';
 COMMENT ON COLUMN leaderboard_question_scores.n_runs IS 'Result rows (run_index values) of the question in the run.';
-COMMENT ON COLUMN leaderboard_question_scores.n_error_runs IS 'Result rows of the question with status error (scored 0).';
+COMMENT ON COLUMN leaderboard_question_scores.n_error_runs IS 'Result rows of the question with status error.';
 COMMENT ON COLUMN leaderboard_question_scores.n_unscored_runs IS 'Result rows of the question with no row of the score_source scorer (scored 0).';
 COMMENT ON COLUMN leaderboard_question_scores.score IS 'Mean of leaderboard_result_scores.score over the question''s runs, a fraction in [0, 1].';
+COMMENT ON COLUMN leaderboard_question_scores.scorer IS 'Same as score_source: the scorer that made the number.';
 
-CREATE OR REPLACE VIEW leaderboard AS
+CREATE OR REPLACE VIEW leaderboard_all_scorers AS
 WITH per_run AS (
     SELECT
         run_id,
@@ -150,19 +254,23 @@ WITH per_run AS (
         mode,
         split,
         model,
-        score_source,
+        scorer,
+        is_default,
         count(*) AS n_questions,
         avg(score) AS score,
         stddev_samp(score) AS score_sd,
         -- sum(BIGINT) is HUGEINT; BI drivers and Parquet want a plain BIGINT.
         CAST(sum(n_error_runs) AS BIGINT) AS n_error_runs,
         CAST(sum(n_unscored_runs) AS BIGINT) AS n_unscored_runs
-    FROM leaderboard_question_scores
-    GROUP BY run_id, benchmark, mode, split, model, score_source
+    FROM leaderboard_question_scores_all
+    GROUP BY run_id, benchmark, mode, split, model, scorer, is_default
 )
 SELECT
     p.benchmark,
     p.mode,
+    -- scorer before the numbers: rows of one run differ by scorer first (exports and
+    -- diffs that sort rows then pair them the same way whatever the float noise)
+    p.scorer,
     p.model,
     p.n_questions,
     p.score,
@@ -174,17 +282,56 @@ SELECT
     CASE WHEN p.n_questions > 1
         THEN least(1.0, p.score + 1.959963984540054 * p.score_sd / sqrt(p.n_questions))
     END AS ci_high,
-    rank() OVER (PARTITION BY p.benchmark, p.mode ORDER BY p.score DESC) AS rank,
+    rank() OVER (PARTITION BY p.benchmark, p.mode, p.scorer ORDER BY p.score DESC) AS rank,
     lr.display_name,
     p.split,
     p.run_id,
-    p.score_source,
+    p.scorer AS score_source,
     p.n_error_runs,
-    p.n_unscored_runs
+    p.n_unscored_runs,
+    p.is_default
 FROM per_run AS p
 JOIN leaderboard_runs AS lr ON lr.run_id = p.run_id;
 
-COMMENT ON VIEW leaderboard IS 'One row per current (not archived) full-split run: score = micro mean over the questions present in the run of the per-question score (mean over its runs); scorer set_f1 (f1) for text benchmarks, for mm_bench the authors'' unified score (scored/rescored rows) where the run has them, else set_f1 (see score_source); error and incomplete results score 0. ci_low/ci_high: 95% normal-approximation interval on the per-question scores (mean +- 1.96 * sd / sqrt(n)), clipped to [0, 1], NULL for n = 1. rank: competition rank by score within (benchmark, mode). Runs with no per-question score rows at all are not shown (a summary-number fallback is not implemented yet).';
+COMMENT ON VIEW leaderboard_all_scorers IS 'The leaderboard once per scorer (see leaderboard_scorers): one row per current full-split run and scorer, score = micro mean over the questions present in the run of the per-question score (mean over its runs). rank: competition rank by score within (benchmark, mode, scorer). The rows with is_default are the numbers of leaderboard (whose rank is within (benchmark, mode) over default rows).';
+COMMENT ON COLUMN leaderboard_all_scorers.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
+COMMENT ON COLUMN leaderboard_all_scorers.mode IS 'agentic or oneshot.';
+COMMENT ON COLUMN leaderboard_all_scorers.model IS 'Canonical model key (see models).';
+COMMENT ON COLUMN leaderboard_all_scorers.n_questions IS 'Distinct questions present in the run (the denominator of the micro mean).';
+COMMENT ON COLUMN leaderboard_all_scorers.score IS 'Micro mean of per-question scores by this scorer, a fraction in [0, 1].';
+COMMENT ON COLUMN leaderboard_all_scorers.ci_low IS 'Lower end of the 95% normal-approximation interval, clipped to 0.';
+COMMENT ON COLUMN leaderboard_all_scorers.ci_high IS 'Upper end of the 95% normal-approximation interval, clipped to 1.';
+COMMENT ON COLUMN leaderboard_all_scorers.rank IS 'Rank by score within (benchmark, mode, scorer), 1 = best; ties share a rank.';
+COMMENT ON COLUMN leaderboard_all_scorers.display_name IS 'Human model name from models; the key itself when models has none.';
+COMMENT ON COLUMN leaderboard_all_scorers.split IS 'Full split of the run.';
+COMMENT ON COLUMN leaderboard_all_scorers.run_id IS 'The run the row scores (logical path, see runs).';
+COMMENT ON COLUMN leaderboard_all_scorers.score_source IS 'Same as scorer.';
+COMMENT ON COLUMN leaderboard_all_scorers.n_error_runs IS 'Result rows (qid, run_index) of the run with status error; a count of result rows, not of questions.';
+COMMENT ON COLUMN leaderboard_all_scorers.n_unscored_runs IS 'Result rows (qid, run_index) with no row of the scorer (scored 0); a count of result rows, not of questions.';
+COMMENT ON COLUMN leaderboard_all_scorers.scorer IS 'Scorer that made the number (see leaderboard_scorers).';
+COMMENT ON COLUMN leaderboard_all_scorers.is_default IS 'True for the run''s default scorer (the row leaderboard shows).';
+
+CREATE OR REPLACE VIEW leaderboard AS
+SELECT
+    benchmark,
+    mode,
+    model,
+    n_questions,
+    score,
+    ci_low,
+    ci_high,
+    rank() OVER (PARTITION BY benchmark, mode ORDER BY score DESC) AS rank,
+    display_name,
+    split,
+    run_id,
+    score_source,
+    n_error_runs,
+    n_unscored_runs,
+    scorer
+FROM leaderboard_all_scorers
+WHERE is_default;
+
+COMMENT ON VIEW leaderboard IS 'One row per current (not archived) full-split run: score = micro mean over the questions present in the run of the per-question score (mean over its runs), by the run''s default scorer (scorer): authors_text for text benchmarks (the benchmark authors'' score_text.py rules, status not consulted); for mm_bench the authors'' unified score (scored/rescored rows) where the run has them, else set_f1, error and incomplete results 0. Other scorers: leaderboard_all_scorers. ci_low/ci_high: 95% normal-approximation interval on the per-question scores (mean +- 1.96 * sd / sqrt(n)), clipped to [0, 1], NULL for n = 1. rank: competition rank by score within (benchmark, mode). Runs with no per-question score rows at all are not shown (a summary-number fallback is not implemented yet).';
 COMMENT ON COLUMN leaderboard.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
 COMMENT ON COLUMN leaderboard.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard.model IS 'Canonical model key (see models).';
@@ -196,14 +343,16 @@ COMMENT ON COLUMN leaderboard.rank IS 'Rank by score within (benchmark, mode), 1
 COMMENT ON COLUMN leaderboard.display_name IS 'Human model name from models; the key itself when models has none.';
 COMMENT ON COLUMN leaderboard.split IS 'Full split of the run: full1800, subset600, full2703 or another full*.';
 COMMENT ON COLUMN leaderboard.run_id IS 'The run the row scores (logical path, see runs).';
-COMMENT ON COLUMN leaderboard.score_source IS 'Scorer of the per-question rows: set_f1, scored or rescored.';
-COMMENT ON COLUMN leaderboard.n_error_runs IS 'Result rows (qid, run_index) of the run with status error (scored 0); a count of result rows, not of questions.';
+COMMENT ON COLUMN leaderboard.score_source IS 'Scorer of the per-question rows: authors_text, scored, rescored or set_f1 (same as scorer).';
+COMMENT ON COLUMN leaderboard.n_error_runs IS 'Result rows (qid, run_index) of the run with status error; a count of result rows, not of questions.';
 COMMENT ON COLUMN leaderboard.n_unscored_runs IS 'Result rows (qid, run_index) with no row of the score_source scorer (scored 0); a count of result rows, not of questions.';
+COMMENT ON COLUMN leaderboard.scorer IS 'Scorer that made the number: authors_text (text benchmarks), scored / rescored / set_f1 (mm_bench).';
 
-CREATE OR REPLACE VIEW leaderboard_by_task AS
+CREATE OR REPLACE VIEW leaderboard_by_task_all_scorers AS
 SELECT
     benchmark,
     mode,
+    scorer,
     model,
     task,
     task_group,
@@ -211,11 +360,33 @@ SELECT
     avg(score) AS score,
     split,
     run_id,
-    score_source
-FROM leaderboard_question_scores
-GROUP BY benchmark, mode, model, task, task_group, split, run_id, score_source;
+    score_source,
+    is_default
+FROM leaderboard_question_scores_all
+GROUP BY benchmark, mode, model, task, task_group, split, run_id, score_source, scorer,
+    is_default;
 
-COMMENT ON VIEW leaderboard_by_task IS 'Per leaderboard run and task: score = micro mean over the task''s questions of the per-question score (mean over runs), same scorer choice as leaderboard (see score_source); no interval.';
+COMMENT ON VIEW leaderboard_by_task_all_scorers IS 'Per leaderboard run, task and scorer (see leaderboard_scorers): score = micro mean over the task''s questions of the per-question score (mean over runs); is_default rows are leaderboard_by_task.';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.benchmark IS 'Benchmark of the run.';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.mode IS 'agentic or oneshot.';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.model IS 'Canonical model key (see models).';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.task IS 'Task name (results.task).';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.task_group IS 'Group of the task: risk_prediction / decision_making, or the multimodal task family.';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.n_questions IS 'Distinct questions of the task present in the run (the denominator of the micro mean).';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.score IS 'Micro mean over the task''s questions of the per-question score, a fraction in [0, 1].';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.split IS 'Full split of the run.';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.run_id IS 'The run the row scores (see runs).';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.score_source IS 'Same as scorer.';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.scorer IS 'Scorer that made the number.';
+COMMENT ON COLUMN leaderboard_by_task_all_scorers.is_default IS 'True for the run''s default scorer.';
+
+CREATE OR REPLACE VIEW leaderboard_by_task AS
+SELECT benchmark, mode, model, task, task_group, n_questions, score, split, run_id,
+    score_source, scorer
+FROM leaderboard_by_task_all_scorers
+WHERE is_default;
+
+COMMENT ON VIEW leaderboard_by_task IS 'Per leaderboard run and task: score = micro mean over the task''s questions of the per-question score (mean over runs), same default scorer as leaderboard (see scorer); no interval.';
 COMMENT ON COLUMN leaderboard_by_task.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN leaderboard_by_task.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_by_task.model IS 'Canonical model key (see models).';
@@ -225,23 +396,45 @@ COMMENT ON COLUMN leaderboard_by_task.n_questions IS 'Distinct questions of the 
 COMMENT ON COLUMN leaderboard_by_task.score IS 'Micro mean over the task''s questions of the per-question score, a fraction in [0, 1].';
 COMMENT ON COLUMN leaderboard_by_task.split IS 'Full split of the run.';
 COMMENT ON COLUMN leaderboard_by_task.run_id IS 'The run the row scores (see runs).';
-COMMENT ON COLUMN leaderboard_by_task.score_source IS 'Scorer of the per-question rows: set_f1, scored or rescored.';
+COMMENT ON COLUMN leaderboard_by_task.score_source IS 'Scorer of the per-question rows: authors_text, scored, rescored or set_f1 (same as scorer).';
+COMMENT ON COLUMN leaderboard_by_task.scorer IS 'Scorer that made the number.';
 
-CREATE OR REPLACE VIEW leaderboard_by_group AS
+CREATE OR REPLACE VIEW leaderboard_by_group_all_scorers AS
 SELECT
     benchmark,
     mode,
+    scorer,
     model,
     task_group,
     count(*) AS n_questions,
     avg(score) AS score,
     split,
     run_id,
-    score_source
-FROM leaderboard_question_scores
-GROUP BY benchmark, mode, model, task_group, split, run_id, score_source;
+    score_source,
+    is_default
+FROM leaderboard_question_scores_all
+GROUP BY benchmark, mode, model, task_group, split, run_id, score_source, scorer, is_default;
 
-COMMENT ON VIEW leaderboard_by_group IS 'Per leaderboard run and task group (risk_prediction / decision_making, or the multimodal task family): score = micro mean over the group''s questions (groups weigh by their size, as the paper''s Overall), same scorer choice as leaderboard; no interval.';
+COMMENT ON VIEW leaderboard_by_group_all_scorers IS 'Per leaderboard run, task group and scorer (see leaderboard_scorers): score = micro mean over the group''s questions; is_default rows are leaderboard_by_group.';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.benchmark IS 'Benchmark of the run.';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.mode IS 'agentic or oneshot.';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.model IS 'Canonical model key (see models).';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.task_group IS 'risk_prediction / decision_making for text tasks, the task family for multimodal ones.';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.n_questions IS 'Distinct questions of the group present in the run (the denominator of the micro mean).';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.score IS 'Micro mean over the group''s questions of the per-question score, a fraction in [0, 1].';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.split IS 'Full split of the run.';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.run_id IS 'The run the row scores (see runs).';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.score_source IS 'Same as scorer.';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.scorer IS 'Scorer that made the number.';
+COMMENT ON COLUMN leaderboard_by_group_all_scorers.is_default IS 'True for the run''s default scorer.';
+
+CREATE OR REPLACE VIEW leaderboard_by_group AS
+SELECT benchmark, mode, model, task_group, n_questions, score, split, run_id, score_source,
+    scorer
+FROM leaderboard_by_group_all_scorers
+WHERE is_default;
+
+COMMENT ON VIEW leaderboard_by_group IS 'Per leaderboard run and task group (risk_prediction / decision_making, or the multimodal task family): score = micro mean over the group''s questions (groups weigh by their size, as the paper''s Overall), same default scorer as leaderboard; no interval.';
 COMMENT ON COLUMN leaderboard_by_group.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN leaderboard_by_group.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_by_group.model IS 'Canonical model key (see models).';
@@ -250,4 +443,89 @@ COMMENT ON COLUMN leaderboard_by_group.n_questions IS 'Distinct questions of the
 COMMENT ON COLUMN leaderboard_by_group.score IS 'Micro mean over the group''s questions of the per-question score, a fraction in [0, 1].';
 COMMENT ON COLUMN leaderboard_by_group.split IS 'Full split of the run.';
 COMMENT ON COLUMN leaderboard_by_group.run_id IS 'The run the row scores (see runs).';
-COMMENT ON COLUMN leaderboard_by_group.score_source IS 'Scorer of the per-question rows: set_f1, scored or rescored.';
+COMMENT ON COLUMN leaderboard_by_group.score_source IS 'Scorer of the per-question rows: authors_text, scored, rescored or set_f1 (same as scorer).';
+COMMENT ON COLUMN leaderboard_by_group.scorer IS 'Scorer that made the number.';
+
+CREATE OR REPLACE VIEW leaderboard_best_at_k AS
+SELECT
+    lr.benchmark,
+    lr.mode,
+    lr.model,
+    b.scorer,
+    b.k,
+    count(*) AS n_questions,
+    avg(b.best_at_k) AS score,
+    max(b.n_runs) AS max_runs,
+    lr.split,
+    lr.run_id
+FROM question_best_at_k AS b
+JOIN leaderboard_runs AS lr ON lr.run_id = b.run_id
+GROUP BY lr.benchmark, lr.mode, lr.model, b.scorer, b.k, lr.split, lr.run_id;
+
+COMMENT ON VIEW leaderboard_best_at_k IS 'best@k over runs for leaderboard runs whose questions have several runs (runs_per_question > 1): score = micro mean over the run''s questions of score_text.py calculate_true_best_at_k of the question''s authors_text F1 values (expected best of k runs drawn without replacement; a question with fewer than k runs counts with all of them). k = 1 equals the leaderboard score.';
+COMMENT ON COLUMN leaderboard_best_at_k.benchmark IS 'Benchmark of the run.';
+COMMENT ON COLUMN leaderboard_best_at_k.mode IS 'agentic or oneshot.';
+COMMENT ON COLUMN leaderboard_best_at_k.model IS 'Canonical model key (see models).';
+COMMENT ON COLUMN leaderboard_best_at_k.scorer IS 'Scorer of the per-run F1 values: authors_text.';
+COMMENT ON COLUMN leaderboard_best_at_k.k IS 'Number of runs drawn, 1..max_runs.';
+COMMENT ON COLUMN leaderboard_best_at_k.n_questions IS 'Questions of the run (the denominator of the micro mean).';
+COMMENT ON COLUMN leaderboard_best_at_k.score IS 'Micro mean over questions of best@k, a fraction in [0, 1].';
+COMMENT ON COLUMN leaderboard_best_at_k.max_runs IS 'Most runs any question of the run has.';
+COMMENT ON COLUMN leaderboard_best_at_k.split IS 'Full split of the run.';
+COMMENT ON COLUMN leaderboard_best_at_k.run_id IS 'The run the row scores (see runs).';
+
+CREATE OR REPLACE VIEW scorer_disagreements AS
+SELECT
+    d.benchmark,
+    d.mode,
+    d.model,
+    d.run_id,
+    d.qid,
+    d.run_index,
+    d.task,
+    d.status,
+    d.scorer AS default_scorer,
+    qd.prediction_source AS default_prediction_source,
+    qd.predictions AS default_predictions,
+    d.score AS default_score,
+    n.scorer AS normalized_scorer,
+    qn.predictions AS normalized_predictions,
+    n.score AS normalized_score,
+    d.score - n.score AS delta,
+    res.label
+FROM leaderboard_result_scores_all AS d
+JOIN leaderboard_result_scores_all AS n
+    ON n.run_id = d.run_id
+    AND n.qid = d.qid
+    AND n.run_index = d.run_index
+    AND n.scorer = 'set_f1'
+JOIN results AS res
+    ON res.run_id = d.run_id AND res.qid = d.qid AND res.run_index = d.run_index
+LEFT JOIN question_scores AS qd
+    ON qd.run_id = d.run_id AND qd.qid = d.qid AND qd.run_index = d.run_index
+    AND qd.scorer = d.scorer
+LEFT JOIN question_scores AS qn
+    ON qn.run_id = d.run_id AND qn.qid = d.qid AND qn.run_index = d.run_index
+    AND qn.scorer = 'set_f1'
+WHERE d.is_default
+    AND d.scorer IN ('authors_text', 'authors_text_fallback')
+    AND abs(d.score - n.score) > 1e-12;
+
+COMMENT ON VIEW scorer_disagreements IS 'Results of leaderboard runs scored by the authors'' text scorer (the default) where it and the normalized set_f1 rule give different scores, with both predictions, so the cost of each rule is visible: padded strings, non-string items, Python-literal arguments, finish calls named functions.finish, incomplete runs with an answer, atc_name gold, ...';
+COMMENT ON COLUMN scorer_disagreements.benchmark IS 'Benchmark of the run.';
+COMMENT ON COLUMN scorer_disagreements.mode IS 'agentic or oneshot.';
+COMMENT ON COLUMN scorer_disagreements.model IS 'Canonical model key.';
+COMMENT ON COLUMN scorer_disagreements.run_id IS 'Leaderboard run of the result.';
+COMMENT ON COLUMN scorer_disagreements.qid IS 'Question id.';
+COMMENT ON COLUMN scorer_disagreements.run_index IS '1-based run number.';
+COMMENT ON COLUMN scorer_disagreements.task IS 'Task of the question.';
+COMMENT ON COLUMN scorer_disagreements.status IS 'Normalized status of the result (success, incomplete, error).';
+COMMENT ON COLUMN scorer_disagreements.default_scorer IS 'The default scorer: authors_text.';
+COMMENT ON COLUMN scorer_disagreements.default_prediction_source IS 'Where the default scorer found the prediction (finish_tool_call, finish_parse_error, finish_tool_call_non_list, no_prediction).';
+COMMENT ON COLUMN scorer_disagreements.default_predictions IS 'The prediction list the default scorer scored, JSON text, as extracted (not stripped).';
+COMMENT ON COLUMN scorer_disagreements.default_score IS 'Score by the default scorer, as it counts on the leaderboard, a fraction in [0, 1].';
+COMMENT ON COLUMN scorer_disagreements.normalized_scorer IS 'The normalized scorer: set_f1.';
+COMMENT ON COLUMN scorer_disagreements.normalized_predictions IS 'The normalized prediction items set_f1 scored (results.prediction_items), JSON text.';
+COMMENT ON COLUMN scorer_disagreements.normalized_score IS 'Score by set_f1 as it would count (error and incomplete results 0), a fraction in [0, 1].';
+COMMENT ON COLUMN scorer_disagreements.delta IS 'default_score - normalized_score.';
+COMMENT ON COLUMN scorer_disagreements.label IS 'Gold label as written (results.label, JSON text).';

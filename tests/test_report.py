@@ -211,8 +211,9 @@ def _tiny_warehouse(path: Path) -> None:
                         "task_group, qid, run_index, status) VALUES (?, ?, ?, 'full1800', ?, "
                         "'labevents', 'decision_making', ?, 1, 'success')",
                         [run_id, HOSTILE_BENCH, mode, HOSTILE_MODEL, qid])
+            # authors_text: the scorer of text benchmarks' leaderboard numbers
             con.execute("INSERT INTO question_scores (run_id, qid, run_index, scorer, f1) "
-                        "VALUES (?, ?, 1, 'set_f1', ?)", [run_id, qid, score])
+                        "VALUES (?, ?, 1, 'authors_text', ?)", [run_id, qid, score])
     apply_views(con)
     con.close()
 

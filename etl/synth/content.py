@@ -58,9 +58,13 @@ class Question:
     task: str
     group: str  # risk_prediction / decision_making, or the multimodal task family
     label: Any  # as records carry it
-    gold: list[str]  # display strings of the gold items (score = sets of strip().lower())
+    gold: list[str]  # display strings of the gold items, by the authors' rules (score_text.py)
     wrong: list[str]  # plausible wrong answers, never equal to a gold item
     inputs: dict[str, Any] = field(default_factory=dict)  # input-row fields, in order
+
+
+# share of *_atc questions whose label has one object without atc_name
+ATC_PARTIAL_RATE = 0.1
 
 
 def gold_names(label: Any) -> list[str]:
@@ -85,6 +89,7 @@ def text_questions(seed: int, per_task: int, tasks: tuple[str, ...], bench: str)
     out: list[Question] = []
     for task in tasks:
         rng = stream(seed, bench, "q", task)
+        partial_atc = stream(seed, bench, "atc_partial", task)  # its own stream: see below
         risk = task in spec.RISK_TASKS
         for i in range(per_task):
             subject_id = 10000000 + rng.randrange(9999999)
@@ -101,6 +106,11 @@ def text_questions(seed: int, per_task: int, tasks: tuple[str, ...], bench: str)
                 picks = rng.sample(DRUGS, 2 * rng.randint(1, 2))
                 label = [{"name": n, "atc_name": a} for n, a in picks]
                 gold = [a for _, a in picks]
+                if partial_atc.random() < ATC_PARTIAL_RATE:
+                    # an object without atc_name: the authors' scorer takes atc_name from
+                    # every object once any has one, so this object adds nothing to the gold
+                    label[-1] = {"name": picks[-1][0]}
+                    gold = gold[:-1]
                 wrong = [a for n, a in DRUGS if (n, a) not in picks]
                 candidates = [a for _, a in DRUGS]
             else:

@@ -212,7 +212,8 @@ def text_plans(ctx: Ctx, key: str, qs: Sequence[Question], model: str, mode: str
     style = ("anthropic" if model in spec.ANTHROPIC else "dict" if model == "kimi_k2_5"
              else "list")
     return plan_run(ctx.seed, key, qs, lambda q: spec.text_quality(model, mode, q.group), mode,
-                    lambda: ctx.sizes.draw(rng, mean), runs_per_question, zero, style)
+                    lambda: ctx.sizes.draw(rng, mean), runs_per_question, zero, style,
+                    shapes=True)
 
 
 def mm_plans(ctx: Ctx, key: str, qs: Sequence[Question], model: str, mode: str
@@ -222,6 +223,14 @@ def mm_plans(ctx: Ctx, key: str, qs: Sequence[Question], model: str, mode: str
     style = "anthropic" if model in spec.ANTHROPIC else "list"
     return plan_run(ctx.seed, key, qs, lambda q: spec.mm_quality(model, mode, q.group), mode,
                     lambda: ctx.sizes.draw(rng, mean), 1, None, style)
+
+
+def note_shapes(ctx: Ctx, run_id: str, plans: list[tuple[Question, int, Plan]]) -> None:
+    """The truth lists every planted writer habit (Plan.shape) by result."""
+    for q, run_index, plan in plans:
+        if plan.shape is not None:
+            ctx.ledger.shapes.append({"run_id": run_id, "qid": q.qid, "run_index": run_index,
+                                      "shape": plan.shape})
 
 
 def agentic_records(ctx: Ctx, key: str, model: str, plans: list[tuple[Question, int, Plan]],
@@ -271,6 +280,7 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
                      plan_key: str | None = None) -> list[dict[str, Any]]:
     key = plan_key or run_id
     plans = text_plans(ctx, key, qs, model, "agentic", runs_per_question)
+    note_shapes(ctx, run_id, plans)
     recs = agentic_records(ctx, run_id, model, plans, runs_per_question, old_style=old_style)
     final = list(recs)
     rows = completion_order(ctx, run_id, recs)
@@ -324,6 +334,7 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
                      zero: Sequence[str] | None = None, scores: bool = False,
                      archive: str | None = None) -> list[dict[str, Any]]:
     plans = text_plans(ctx, plan_key or run_id, qs, model, "oneshot", 1, zero)
+    note_shapes(ctx, run_id, plans)
     regions = (spec.REGIONS[:2] if model in spec.MULTI_REGION_ONESHOT else spec.REGIONS[:1])
     if model == "claude_opus_4_6":  # an EU shard: its records carry eu.anthropic... ids
         regions = (spec.REGIONS[0], spec.REGIONS[2])

@@ -19,6 +19,11 @@ from etl.synth.records import Plan
 AGENTIC_ZERO = ("list", "error", "no_answer", "text_answer", "missing", "malformed", "number",
                 "error_early", "list", "text_answer_reasoning", "list", "string")
 ONESHOT_ZERO = ("list", "list", "invoke_error", "list", "list", "error_early", "list")
+# Writer habits planted on SHAPE_RATE of the "list" records of text runs (records.Plan.shape)
+SHAPES = {"agentic": ("padded", "python_args", "functions_finish", "incomplete_finish",
+                      "nonstring_items"),
+          "oneshot": ("padded", "nonstring_items")}
+SHAPE_RATE = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +46,13 @@ class Sizes:
 def plan_run(seed: int, key: str, questions: Sequence[Question],
              quality: Callable[[Question], float], mode: str, payload: Callable[[], int],
              runs_per_question: int = 1, zero_variants: Sequence[str] | None = None,
-             finish_style: str = "list") -> list[tuple[Question, int, Plan]]:
-    """Plans for every (question, run_index) of a run, in input order."""
+             finish_style: str = "list", shapes: bool = False
+             ) -> list[tuple[Question, int, Plan]]:
+    """Plans for every (question, run_index) of a run, in input order. With shapes, a few %
+    of the "list" plans get a planted writer habit (SHAPES), drawn from a stream of its own
+    so the outcomes stay those of the plan stream."""
     rng = stream(seed, "plan", key)
+    shape_rng = stream(seed, "shape", key)
     zero = list(zero_variants or (AGENTIC_ZERO if mode == "agentic" else ONESHOT_ZERO))
     by_task: dict[str, list[int]] = defaultdict(list)
     for i, q in enumerate(questions):
@@ -77,5 +86,8 @@ def plan_run(seed: int, key: str, questions: Sequence[Question],
                     variant = "string"
                 else:
                     variant = "list"
-                out[(i, run_index)] = Plan(outcome, variant, payload())
+                shape = None
+                if shapes and shape_rng.random() < SHAPE_RATE and variant == "list":
+                    shape = shape_rng.choice(SHAPES[mode])
+                out[(i, run_index)] = Plan(outcome, variant, payload(), shape)
     return [(questions[i], ri, out[(i, ri)]) for (i, ri) in sorted(out)]

@@ -55,6 +55,12 @@ class Plan:
     variant: str  # list | dict_args | string | number | missing | malformed | synthetic |
     #               text_answer | no_answer | error | error_early | invoke_error
     payload: int  # chars of tool results (agentic) or timeline (one-shot) to write
+    # A writer habit planted on a few % of "list" records (plan.py SHAPES), each one a rule
+    # where the authors' scorer differs from a normalized reading: padded (one item with
+    # spaces around it), python_args (finish arguments as a Python literal), functions_finish
+    # (the call named functions.finish), incomplete_finish (status incomplete with a finish
+    # answer), nonstring_items (an integer item beside the strings).
+    shape: str | None = None
 
 
 def answer_items(q: Question, outcome: str, rng: random.Random) -> list[str]:
@@ -71,8 +77,19 @@ def answer_items(q: Question, outcome: str, rng: random.Random) -> list[str]:
     noisy = []
     for it in items:
         r = rng.random()
-        noisy.append(it.upper() if r < 0.1 else f" {it} " if r < 0.2 else it)
+        # upper case is harmless (every scorer lower-cases); padding is a planted shape
+        # (Plan.shape "padded"), since the authors' scorer does not strip list items
+        noisy.append(it.upper() if r < 0.1 else it)
     return noisy
+
+
+def shaped_items(items: list[str], shape: str | None) -> list[Any]:
+    """The answer list with the plan's planted shape applied (see Plan.shape)."""
+    if shape == "padded" and items:
+        return [f" {items[0]} ", *items[1:]]
+    if shape == "nonstring_items":
+        return [*items, 1]
+    return items
 
 
 def _hex(rng: random.Random, n: int) -> str:
@@ -91,7 +108,7 @@ def _call_id(model: str, rng: random.Random) -> str:
     return "call_" + _hex(rng, 24)
 
 
-def _finish_args(items: list[str], variant: str) -> tuple[Any, bool]:
+def _finish_args(items: list[Any], variant: str) -> tuple[Any, bool]:
     """(arguments, as_dict) for the finish call of a variant."""
     if variant == "dict_args":
         return {"response": items}, True
@@ -233,8 +250,11 @@ class RecordMaker:
                              "content": "Finish (synthesized from plain-text answer)",
                              "tool_call_id": cid})
             return messages, True, "success", "finish_tool_call"
-        finish = f"ehr{sep}finish"
-        args, _ = _finish_args(items, v)
+        finish = "functions.finish" if plan.shape == "functions_finish" else f"ehr{sep}finish"
+        answer = shaped_items(items, plan.shape)
+        args, _ = _finish_args(answer, v)
+        if plan.shape == "python_args":
+            args = repr({"response": answer})  # a Python literal, not JSON
         cid = _call_id(model, rng)
         call = {"id": cid, "type": "function", "function": {"name": finish, "arguments": args}}
         messages.append(self._assistant(model, "Submitting the final answer.", [call], rng,
@@ -243,6 +263,10 @@ class RecordMaker:
             messages.append(self._tool_msg(FINISH_ECHO, _uuid(side), finish))
         else:
             messages.append(self._tool_msg(FINISH_ECHO, cid, finish if with_names else None))
+        if plan.shape == "incomplete_finish":
+            # the run was marked incomplete although it called finish: the authors' scorer
+            # scores its answer anyway
+            return messages, False, "incomplete", "no_final_answer"
         return messages, True, "success", "finish_tool_call"
 
     def agentic(self, q: Question, model: str, plan: Plan, rng: random.Random, *,
@@ -311,9 +335,9 @@ class RecordMaker:
         if plan.variant == "invoke_error":
             text, status = ("[ERROR] ThrottlingException: An error occurred (ThrottlingException)"
                             " when calling the InvokeModel operation: Too many requests"), "error"
-            items: list[str] = []
+            items: list[Any] = []
         else:
-            items = answer_items(q, plan.outcome, rng)
+            items = shaped_items(answer_items(q, plan.outcome, rng), plan.shape)
             text, status = json.dumps({"response": items}, ensure_ascii=False), "ok"
         synth_id = f"one_shot_{_hex(rng, 8)}"
         messages = [

@@ -25,6 +25,55 @@ def winners(ledger: Ledger) -> dict[str, dict[tuple[str, int], Copy]]:
             for run, keys in copies.items()}
 
 
+TEXT_BENCHMARKS = ("ehr_bench", "agent_ehr_bench")
+
+
+def _on_leaderboard(run: dict[str, Any]) -> bool:
+    split = run.get("split") or ""
+    return (not run["is_archived"] and run.get("benchmark") in TEXT_BENCHMARKS
+            and (split.startswith("full") or split == "subset600"))
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def text_leaderboard(runs: list[dict[str, Any]], win: dict[str, dict[tuple[str, int], Copy]]
+                     ) -> list[dict[str, Any]]:
+    """Per current full text run, the authors' evaluate(): per question the mean over its
+    runs of f1_score, then micro means over the questions (overall, per task, per task
+    type); prediction_sources counts the runs by source. Over the winning copies (the
+    warehouse's dedup), where the authors' load_results would count every line."""
+    out = []
+    for run in sorted(runs, key=lambda r: r["run_id"]):
+        if not _on_leaderboard(run):
+            continue
+        per_question: dict[str, list[float]] = defaultdict(list)
+        meta: dict[str, tuple[str | None, str | None]] = {}
+        sources: dict[str, int] = defaultdict(int)
+        for (qid, _), c in sorted(win.get(run["run_id"], {}).items()):
+            per_question[qid].append(c.authors_f1)
+            meta.setdefault(qid, (c.task, c.task_type))
+            sources[c.authors_source] += 1
+        means = {qid: _mean(v) for qid, v in per_question.items()}
+        by_task: dict[str, list[float]] = defaultdict(list)
+        by_group: dict[str, list[float]] = defaultdict(list)
+        for qid, value in means.items():
+            by_task[str(meta[qid][0])].append(value)
+            by_group[str(meta[qid][1])].append(value)
+        out.append({
+            "run_id": run["run_id"], "benchmark": run["benchmark"], "mode": run["mode"],
+            "model": run["model"], "n_questions": len(means),
+            "score": _mean(list(means.values())) if means else 0.0,
+            "per_task": {t: {"n_questions": len(v), "score": _mean(v)}
+                         for t, v in sorted(by_task.items())},
+            "per_task_type": {t: {"n_questions": len(v), "score": _mean(v)}
+                              for t, v in sorted(by_group.items())},
+            "prediction_sources": dict(sorted(sources.items())),
+        })
+    return out
+
+
 def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
                 runs: list[dict[str, Any]], archives: list[dict[str, Any]],
                 ledger: Ledger, raw_runs: list[dict[str, Any]] | None = None
@@ -75,6 +124,10 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
         out_archives.append({**a, "changed": changed})
     return {
         "seed": seed, "scale": scale, "external_dir": external_dir,
+        # the text leaderboard by the authors' scorer (score_text.py), over the winners
+        "text_leaderboard": text_leaderboard(runs, win),
+        "planted_shapes": sorted(ledger.shapes, key=lambda x: (x["run_id"], x["qid"],
+                                                               x["run_index"])),
         # the brief names both the --damage flag and the damage list "damage": the list wins
         # (empty, so falsy, without --damage) and the flag is "damage_enabled"
         "damage_enabled": damage,

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from etl.synth.records import extra_keys, prediction_of, tool_shapes
+from etl.synth.scoring import text_f1, text_predictions
 
 # copy preference of result files (DESIGN.md): lower wins
 COPY_RANK = {"results_merged": 1, "results_top": 2, "results_shard": 3, "results_steal": 4,
@@ -46,6 +47,11 @@ class Copy:
     prediction: list[str]
     shapes: dict[str, int] = field(default_factory=dict)  # records.tool_shapes
     extra_keys: list[str] = field(default_factory=list)  # records.extra_keys
+    task: str | None = None
+    task_type: str | None = None
+    # the authors' text scorer on this copy (etl/synth/scoring.py ports of score_text.py)
+    authors_f1: float = 0.0
+    authors_source: str = "no_prediction"
 
 
 @dataclass
@@ -58,6 +64,7 @@ class Ledger:
     symlinks: list[dict[str, Any]] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     nonfinite: list[dict[str, Any]] = field(default_factory=list)
+    shapes: list[dict[str, Any]] = field(default_factory=list)  # planted writer habits
     bytes_written: int = 0
 
 
@@ -137,10 +144,12 @@ class JsonlFile:
         if self.rank is None or "qid" not in rec:
             return
         status = str(rec.get("status"))
+        preds, source = text_predictions(rec)
         self.d.ledger.copies.append(Copy(
             self.run_id or "", str(rec["qid"]), int(rec.get("run_index") or 1), self.path,
             line_no, obj_idx, self.rank, "success" if status == "ok" else status,
-            prediction_of(rec), tool_shapes(rec), extra_keys(rec)))
+            prediction_of(rec), tool_shapes(rec), extra_keys(rec), rec.get("task"),
+            rec.get("task_type"), text_f1(preds, rec.get("label"))["f1"], source))
 
     def record(self, rec: dict[str, Any], raw: bytes | None = None) -> int:
         """Write one object (pre-serialized bytes may be passed to reuse a line)."""
