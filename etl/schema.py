@@ -87,6 +87,6 @@ def parser_fingerprint() -> str:
     parser are never reused."""
     etl_dir = PROJECT_DIR / "etl"
     files = [*etl_dir.glob("extract/*.py"), etl_dir / "read.py", etl_dir / "normalize.py",
-             etl_dir / "scoring.py", etl_dir / "stage.py", etl_dir / "models.py",
+             *etl_dir.glob("scoring*.py"), etl_dir / "stage.py", etl_dir / "models.py",
              *schema_files()]
     return fingerprint([p for p in files if p.exists()])

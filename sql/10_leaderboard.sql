@@ -4,17 +4,24 @@
 --   leaderboard_question_scores  per question: mean over its runs
 --   leaderboard / leaderboard_by_task / leaderboard_by_group: micro means over questions
 -- Score source: text benchmarks use the project's set_f1 rows (f1). mm_bench uses the
--- authors' per-question rows (scorer 'scored' for oneshot, 'rescored' for agentic) when the
--- run has any, with the unified score (f1 for set rows, correct for judge rows, 0 for
--- incomplete rows), and set_f1 otherwise. Error and incomplete results score 0.
+-- authors' per-question rows with the authors' own fallback, whatever the mode: rescored
+-- (rescored.jsonl) when the run has any, else scored (scored.jsonl), as the authors' analysis
+-- does (UCSC-VLAA/ClinSeekAgent openresearcher_ehr/analysis/findings_20260427/
+-- build_figures_and_report.py: build_mm_qualitative() reads rescored.jsonl, else
+-- scored.jsonl; collect_mm_scores() reads summary_vocab.json, else summary.json, in both
+-- modes). The unified score: f1 for set rows, correct for judge rows, 0 for incomplete rows;
+-- set_f1 only for a run with neither. Error and incomplete results score 0.
 -- Not done yet: runs with no per-question rows at all could fall back to the authors'
 -- summary numbers (summary_metrics); they are left out of the leaderboard for now.
 
 CREATE OR REPLACE VIEW leaderboard_runs AS
 WITH author_runs AS (
-    SELECT DISTINCT run_id, scorer
+    -- one scorer per run: rescored when the run has such rows, else scored
+    SELECT run_id, CASE WHEN bool_or(scorer = 'rescored') THEN 'rescored' ELSE 'scored' END
+               AS scorer
     FROM question_scores
     WHERE scorer IN ('scored', 'rescored')
+    GROUP BY run_id
 )
 SELECT
     r.run_id,
@@ -29,18 +36,17 @@ LEFT JOIN models AS m ON m.model = r.model
 LEFT JOIN author_runs AS a
     ON a.run_id = r.run_id
     AND r.benchmark = 'mm_bench'
-    AND a.scorer = CASE r.mode WHEN 'agentic' THEN 'rescored' WHEN 'oneshot' THEN 'scored' END
 WHERE NOT coalesce(r.is_archived, false)
     AND (r.split IN ('full1800', 'subset600', 'full2703') OR r.split LIKE 'full%');
 
-COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source says which question_scores scorer scores each (set_f1, or for mm_bench the authors'' scored (oneshot) / rescored (agentic) rows when the run has them).';
+COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source says which question_scores scorer scores each (set_f1, or for mm_bench the authors'' rows with the authors'' fallback: rescored when the run has any, else scored, in either mode).';
 COMMENT ON COLUMN leaderboard_runs.run_id IS 'Run id: logical path of the run directory (see runs).';
 COMMENT ON COLUMN leaderboard_runs.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
 COMMENT ON COLUMN leaderboard_runs.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_runs.split IS 'Full split of the run: full1800, subset600, full2703 or another full*.';
 COMMENT ON COLUMN leaderboard_runs.model IS 'Canonical model key (see models).';
 COMMENT ON COLUMN leaderboard_runs.display_name IS 'Human model name from models; the key itself when models has none.';
-COMMENT ON COLUMN leaderboard_runs.score_source IS 'question_scores scorer that scores the run: set_f1, or scored (mm_bench oneshot) / rescored (mm_bench agentic) when the run has such rows.';
+COMMENT ON COLUMN leaderboard_runs.score_source IS 'question_scores scorer that scores the run: for mm_bench rescored when the run has rescored rows, else scored when it has scored rows (the authors'' fallback, either mode); set_f1 otherwise.';
 
 CREATE OR REPLACE VIEW leaderboard_result_scores AS
 WITH set_f1 AS (
@@ -184,7 +190,7 @@ SELECT
 FROM per_run AS p
 JOIN leaderboard_runs AS lr ON lr.run_id = p.run_id;
 
-COMMENT ON VIEW leaderboard IS 'One row per current (not archived) full-split run: score = micro mean over the questions present in the run of the per-question score (mean over its runs); scorer set_f1 (f1) for text benchmarks, for mm_bench the authors'' unified score (scored/rescored rows) where the run has them, else set_f1 (see score_source); error and incomplete results score 0. ci_low/ci_high: 95% normal-approximation interval on the per-question scores (mean +- 1.96 * sd / sqrt(n)), clipped to [0, 1], NULL for n = 1. rank: competition rank by score within (benchmark, mode). Runs with no per-question score rows at all are not shown (a summary-number fallback is not implemented yet).';
+COMMENT ON VIEW leaderboard IS 'One row per current (not archived) full-split run: score = micro mean over the questions present in the run of the per-question score (mean over its runs); scorer set_f1 (f1) for text benchmarks, for mm_bench the authors'' unified score from rescored rows, else scored rows (the authors'' fallback), else set_f1 (see score_source); error and incomplete results score 0. ci_low/ci_high: 95% normal-approximation interval on the per-question scores (mean +- 1.96 * sd / sqrt(n)), clipped to [0, 1], NULL for n = 1. rank: competition rank by score within (benchmark, mode). Runs with no per-question score rows at all are not shown (a summary-number fallback is not implemented yet).';
 COMMENT ON COLUMN leaderboard.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
 COMMENT ON COLUMN leaderboard.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard.model IS 'Canonical model key (see models).';

@@ -115,8 +115,10 @@ def test_damaged_file(damaged_file: Path) -> None:
     for table in ("messages", "tool_calls", "question_scores"):
         keys = {(r["qid"], r["run_index"], r["rec_no"]) for r in emit.rows[table]}
         assert keys == {(r["qid"], r["run_index"], r["rec_no"]) for r in results}
-    assert len(emit.rows["question_scores"]) == len(results)
-    assert {r["scorer"] for r in emit.rows["question_scores"]} == {"set_f1"}
+    # one row per result and scorer: the project's set_f1 and the authors' legacy text rule
+    scorers = {r["scorer"] for r in emit.rows["question_scores"]}
+    assert scorers == {"set_f1", "authors_text_legacy"}
+    assert len(emit.rows["question_scores"]) == len(results) * len(scorers)
 
     raw = damaged_file.read_bytes()
     assert emit.stats == {"n_lines": raw.count(b"\n") + 1,
@@ -131,7 +133,7 @@ def test_clean_file_has_no_rejects_and_scores(tmp_path: Path) -> None:
     extract_results(file_info(path), emit)
     assert emit.rejects == []
     assert [r["qid"] for r in emit.rows["results"]] == ["a", "b", "c"]
-    f1 = {s["qid"]: s["f1"] for s in emit.rows["question_scores"]}
+    f1 = {s["qid"]: s["f1"] for s in emit.rows["question_scores"] if s["scorer"] == "set_f1"}
     # gold {a, b}: answer {a, b} -> 1; {c} -> 0; {a} -> P 1, R 1/2, F1 2/3
     assert f1 == {"a": 1.0, "b": 0.0, "c": pytest.approx(2 / 3)}
     assert emit.stats["n_lines"] == 3

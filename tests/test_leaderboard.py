@@ -76,9 +76,9 @@ def _plan() -> list[Run]:
             Run(f"agent_ehr_bench/agentic/subset600/{model}", "agent_ehr_bench", "agentic",
                 "subset600", model)
         )
-    # mm_bench: opus has the authors' rows (scored / rescored), kimi only set_f1 rows; kimi's
-    # agentic run also carries 'scored' rows, which are not the agentic scorer and must be
-    # ignored.
+    # mm_bench: opus has the authors' rows (scored / rescored), kimi's one-shot run only
+    # set_f1 rows; kimi's agentic run has scored rows but no rescored ones: the authors'
+    # analysis falls back to them (build_figures_and_report.py build_mm_qualitative).
     runs.append(Run("mm_bench/oneshot/full2703/claude_opus_4_6", "mm_bench", "oneshot",
                     "full2703", "claude_opus_4_6", authors="scored"))
     runs.append(Run("mm_bench/agentic/full2703/claude_opus_4_6", "mm_bench", "agentic",
@@ -185,9 +185,9 @@ def build_warehouse(path: Path, seed: int = 20240607) -> Warehouse:
 
 
 def _score_source(run: Run) -> str:
-    wanted = {"agentic": "rescored", "oneshot": "scored"}[run.mode]
-    if run.benchmark == "mm_bench" and run.authors == wanted:
-        return wanted
+    """The authors' fallback: rescored rows, else scored rows, whatever the mode."""
+    if run.benchmark == "mm_bench" and run.authors in ("rescored", "scored"):
+        return run.authors
     return "set_f1"
 
 
