@@ -24,3 +24,5 @@ ALTER TABLE summary_metrics ADD COLUMN writer_rule VARCHAR;
 
 COMMENT ON COLUMN summary_metrics.file_shape IS 'Shape of a text-scorer summary file: output_dir (summary.json {overall, per_task, per_task_type} beside per_question.jsonl), output (scores.json {per_task, per_task_type[, overall]}), flat (an older scores.json {task: {...}}); NULL for other summaries.';
 COMMENT ON COLUMN summary_metrics.writer_rule IS 'Version of the authors'' text scorer whose rules wrote the file: score_text_current (clinseekagent/scoring/score_text.py and evaluate_results.py from 96d40fe on) or evaluate_results_legacy (openresearcher_ehr/helper/evaluate_results.py as of 09dce89: gold = name and atc_name, no string answers, missing questions count 0); NULL for other summaries.';
+
+COMMENT ON COLUMN runs.expected_questions IS 'Distinct questions (qids) the split should hold: 1800, 600, 2703 (the combined multimodal test set has one row per qid), 20, ...; NULL when the split does not say. See coverage.no_gold_questions for multimodal questions the authors'' scorer skips.';

@@ -98,7 +98,14 @@ LEFT JOIN authors AS a
     ON a.run_id = res.run_id
     AND a.qid = res.qid
     AND a.run_index = res.run_index
-    AND a.scorer = lr.score_source;
+    AND a.scorer = lr.score_source
+-- a multimodal question with empty gold has no authors' row (score_multimodal.py skips it):
+-- it is not on the authors' leaderboard either
+WHERE NOT (lr.score_source IN ('scored', 'rescored') AND a.score IS NULL
+           AND EXISTS (SELECT 1 FROM question_scores AS g
+                       WHERE g.run_id = res.run_id AND g.qid = res.qid
+                         AND g.run_index = res.run_index AND g.scorer = 'authors_mm_set'
+                         AND g.route = 'no_gold'));
 
 COMMENT ON VIEW leaderboard_result_scores IS 'One score per result (run_id, qid, run_index) of a leaderboard run: source_score is the row of the run''s score_source (set_f1: f1; scored/rescored: unified score = f1 for set rows, correct for llm_judge rows, 0 for incomplete rows), NULL when that scorer has no row; score is source_score with error and incomplete results and unscored results set to 0.';
 COMMENT ON COLUMN leaderboard_result_scores.run_id IS 'Leaderboard run of the result (see leaderboard_runs).';
