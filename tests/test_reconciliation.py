@@ -368,3 +368,19 @@ def test_ingested_demo_tree_flags_exactly_the_planted_disagreements(tmp_path: Pa
         "SELECT f.path, r.json_path FROM summary_reconciliation AS r "
         "JOIN files AS f USING (file_id) WHERE r.status = 'mismatch'").fetchall())
     assert flagged == expected
+    # every text-scorer summary: the shape and writer version the generator used, and
+    # every number of it recomputed (tool_calls_avg, turns_avg, browser_tool_pct included)
+    shapes = {(d["path"], d["shape"], d["writer_rule"]) for d in truth["score_shapes"]}
+    assert {d["shape"] for d in truth["score_shapes"]} == {"output_dir", "output", "flat"}
+    assert set(con.execute(
+        "SELECT DISTINCT f.path, r.file_shape, r.writer_rule FROM summary_reconciliation AS r "
+        "JOIN files AS f USING (file_id) WHERE r.scoring = 'scores'").fetchall()) == shapes
+    assert con.execute("SELECT count(*) FROM summary_reconciliation WHERE scoring = 'scores' "
+                       "AND status = 'not_recomputable'").fetchone() == (0,)
+    # mm leaderboard rows use the authors' fallback: rescored rows, else scored rows
+    sources = dict(con.execute("SELECT run_id, score_source FROM leaderboard "
+                               "WHERE benchmark = 'mm_bench'").fetchall())
+    want = {run_id: kind for run_id, kind in truth["mm_score_sources"].items()
+            if not run_id.startswith("_archive/")}
+    assert "scored" in {want[r] for r in want if "/agentic/" in r}  # scored-only agentic run
+    assert {r: s for r, s in sources.items() if r in want} == want

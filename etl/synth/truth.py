@@ -75,6 +75,8 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
         "duplicates": duplicates,
         "archives": sorted(out_archives, key=lambda a: a["run_id"]),
         "summary_disagreements": sorted(ledger.disagreements, key=lambda d: d["path"]),
+        "score_shapes": sorted(ledger.score_shapes, key=lambda d: d["path"]),
+        "mm_score_sources": dict(sorted(ledger.mm_score_sources.items())),
         "symlinks": sorted(ledger.symlinks, key=lambda s: s["path"]),
         # raw multi-model runs: the manifest.json each one holds (its shards, as written)
         "raw_runs": sorted(raw_runs or [], key=lambda r: r["path"]),
