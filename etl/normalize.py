@@ -438,8 +438,12 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
         "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
         "line_no": line_no, "predictions": result["prediction_items"],
     })
-    rows.question_scores.extend(
-        authors_score_rows(record.get("messages"), label, key, result["task"], status, line_no))
+    try:
+        rows.question_scores.extend(authors_score_rows(record.get("messages"), label, key,
+                                                       result["task"], status, line_no))
+    except Exception as exc:  # noqa: BLE001 - a scorer's bug costs its score rows, not the record
+        rows.problems.append(f"the authors' text scorer cannot read it ({type(exc).__name__}: "
+                             f"{ascii(str(exc))[:200]}); its scores are missing")
     return rows, None
 
 

@@ -13,10 +13,16 @@
 -- authors' own scorer (etl/scoring.py, a port of clinseekagent/scoring/score_text.py): its
 -- F1 as computed, the record's status NOT consulted (an incomplete run with a finish answer
 -- counts; error rows have no finish call and score 0 by the rule itself), a result without
--- a row scores 0. mm_bench uses the authors' per-question rows (scorer 'scored' for
--- oneshot, 'rescored' for agentic) when the run has any, with the unified score (f1 for set
--- rows, correct for judge rows, 0 for incomplete rows), and set_f1 otherwise; for those two
--- (and for set_f1 wherever it is shown) error and incomplete results score 0.
+-- a row scores 0. mm_bench uses the authors' per-question rows with the authors' own
+-- fallback, whatever the mode: rescored (rescored.jsonl) when the run has any, else scored
+-- (scored.jsonl), as the authors' analysis does (UCSC-VLAA/ClinSeekAgent
+-- openresearcher_ehr/analysis/findings_20260427/build_figures_and_report.py:
+-- build_mm_qualitative() reads rescored.jsonl, else scored.jsonl; collect_mm_scores() reads
+-- summary_vocab.json, else summary.json, in both modes), with the unified score (f1 for set
+-- rows, correct for judge rows, 0 for incomplete rows), and set_f1 for a run with neither;
+-- for those (and for set_f1 wherever it is shown) error and incomplete results score 0. A
+-- multimodal question with empty gold has no authors' row (score_multimodal.py skips it)
+-- and is not on the authors' leaderboard either.
 -- Extra scorers beside the default, never instead of it: set_f1 (the project's normalized
 -- rule: strip, non-string items as text, error/incomplete = 0) and authors_text_fallback
 -- (the authors' --extract-text-answer-without-finish option).
@@ -25,9 +31,12 @@
 
 CREATE OR REPLACE VIEW leaderboard_runs AS
 WITH author_runs AS (
-    SELECT DISTINCT run_id, scorer
+    -- one scorer per run: rescored when the run has such rows, else scored
+    SELECT run_id, CASE WHEN bool_or(scorer = 'rescored') THEN 'rescored' ELSE 'scored' END
+               AS scorer
     FROM question_scores
     WHERE scorer IN ('scored', 'rescored')
+    GROUP BY run_id
 ),
 runs_with_source AS (
     SELECT
@@ -46,7 +55,6 @@ runs_with_source AS (
     LEFT JOIN author_runs AS a
         ON a.run_id = r.run_id
         AND r.benchmark = 'mm_bench'
-        AND a.scorer = CASE r.mode WHEN 'agentic' THEN 'rescored' WHEN 'oneshot' THEN 'scored' END
     WHERE NOT coalesce(r.is_archived, false)
         AND (r.split IN ('full1800', 'subset600', 'full2703') OR r.split LIKE 'full%')
 )
@@ -61,14 +69,14 @@ SELECT
     score_source AS scorer
 FROM runs_with_source;
 
-COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source (= scorer) is the default scorer of each: authors_text (the benchmark authors'' text scorer) for text benchmarks; for mm_bench the authors'' scored (oneshot) / rescored (agentic) rows when the run has them, else set_f1.';
+COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source (= scorer) is the default scorer of each: authors_text (the benchmark authors'' text scorer) for text benchmarks; for mm_bench the authors'' rows with the authors'' fallback: rescored when the run has any, else scored, in either mode; else set_f1.';
 COMMENT ON COLUMN leaderboard_runs.run_id IS 'Run id: logical path of the run directory (see runs).';
 COMMENT ON COLUMN leaderboard_runs.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
 COMMENT ON COLUMN leaderboard_runs.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_runs.split IS 'Full split of the run: full1800, subset600, full2703 or another full*.';
 COMMENT ON COLUMN leaderboard_runs.model IS 'Canonical model key (see models).';
 COMMENT ON COLUMN leaderboard_runs.display_name IS 'Human model name from models; the key itself when models has none.';
-COMMENT ON COLUMN leaderboard_runs.score_source IS 'Default scorer of the run (question_scores.scorer): authors_text for text benchmarks; scored (mm_bench oneshot) / rescored (mm_bench agentic) when the run has such rows, else set_f1.';
+COMMENT ON COLUMN leaderboard_runs.score_source IS 'Default scorer of the run (question_scores.scorer): authors_text for text benchmarks; for mm_bench rescored when the run has rescored rows, else scored when it has scored rows (the authors'' fallback, either mode), else set_f1.';
 COMMENT ON COLUMN leaderboard_runs.scorer IS 'Same as score_source: the scorer that makes the run''s default leaderboard numbers.';
 
 CREATE OR REPLACE VIEW leaderboard_scorers AS
@@ -144,7 +152,17 @@ LEFT JOIN per_result AS ps
     ON ps.run_id = res.run_id
     AND ps.qid = res.qid
     AND ps.run_index = res.run_index
-    AND ps.scorer = ls.scorer;
+    AND ps.scorer = ls.scorer
+-- a multimodal question with empty gold has no authors' row (score_multimodal.py skips it):
+-- it is not on the authors' leaderboard either, under any scorer of that run
+WHERE NOT (lr.score_source IN ('scored', 'rescored')
+           AND NOT EXISTS (SELECT 1 FROM authors AS a
+                           WHERE a.run_id = res.run_id AND a.qid = res.qid
+                             AND a.run_index = res.run_index AND a.scorer = lr.score_source)
+           AND EXISTS (SELECT 1 FROM question_scores AS g
+                       WHERE g.run_id = res.run_id AND g.qid = res.qid
+                         AND g.run_index = res.run_index AND g.scorer = 'authors_mm_set'
+                         AND g.route = 'no_gold'));
 
 COMMENT ON VIEW leaderboard_result_scores_all IS 'One score per result (run_id, qid, run_index) of a leaderboard run and per scorer of leaderboard_scorers: source_score is that scorer''s row (authors_text, authors_text_fallback, set_f1: f1; scored/rescored: unified score = f1 for set rows, correct for llm_judge rows, 0 for incomplete rows), NULL when it has none; score is what counts: for authors_text* source_score whatever the status (the authors'' rule), for the others 0 for error and incomplete results; 0 when unscored.';
 COMMENT ON COLUMN leaderboard_result_scores_all.run_id IS 'Leaderboard run of the result (see leaderboard_runs).';
@@ -331,7 +349,7 @@ SELECT
 FROM leaderboard_all_scorers
 WHERE is_default;
 
-COMMENT ON VIEW leaderboard IS 'One row per current (not archived) full-split run: score = micro mean over the questions present in the run of the per-question score (mean over its runs), by the run''s default scorer (scorer): authors_text for text benchmarks (the benchmark authors'' score_text.py rules, status not consulted); for mm_bench the authors'' unified score (scored/rescored rows) where the run has them, else set_f1, error and incomplete results 0. Other scorers: leaderboard_all_scorers. ci_low/ci_high: 95% normal-approximation interval on the per-question scores (mean +- 1.96 * sd / sqrt(n)), clipped to [0, 1], NULL for n = 1. rank: competition rank by score within (benchmark, mode). Runs with no per-question score rows at all are not shown (a summary-number fallback is not implemented yet).';
+COMMENT ON VIEW leaderboard IS 'One row per current (not archived) full-split run: score = micro mean over the questions present in the run of the per-question score (mean over its runs), by the run''s default scorer (scorer): authors_text for text benchmarks (the benchmark authors'' score_text.py rules, status not consulted); for mm_bench the authors'' unified score from rescored rows, else scored rows (the authors'' fallback), else set_f1, error and incomplete results 0. Other scorers: leaderboard_all_scorers. ci_low/ci_high: 95% normal-approximation interval on the per-question scores (mean +- 1.96 * sd / sqrt(n)), clipped to [0, 1], NULL for n = 1. rank: competition rank by score within (benchmark, mode). Runs with no per-question score rows at all are not shown (a summary-number fallback is not implemented yet).';
 COMMENT ON COLUMN leaderboard.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
 COMMENT ON COLUMN leaderboard.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard.model IS 'Canonical model key (see models).';

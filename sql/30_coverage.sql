@@ -22,6 +22,15 @@ assigned AS (
         )) AS assigned_never_answered
     FROM shard_inputs AS i
     GROUP BY i.run_id
+),
+no_gold AS (
+    -- multimodal questions whose gold is empty: score_multimodal.py skips them (no scored
+    -- row), so the authors' scored files of a complete full2703 run hold fewer rows than
+    -- the 2,703 questions (rescore_mm_vocab.py speaks of a "2,695-row dataset")
+    SELECT run_id, count(DISTINCT qid) AS no_gold_questions
+    FROM question_scores
+    WHERE scorer = 'authors_mm_set' AND route = 'no_gold'
+    GROUP BY run_id
 )
 SELECT
     r.run_id,
@@ -41,10 +50,13 @@ SELECT
     r.is_archived,
     r.archive_name,
     a.n_assigned,
-    a.assigned_never_answered
+    a.assigned_never_answered,
+    coalesce(g.no_gold_questions, 0) AS no_gold_questions,
+    coalesce(p.present, 0) - coalesce(g.no_gold_questions, 0) AS scorable_questions
 FROM runs AS r
 LEFT JOIN per_run AS p ON p.run_id = r.run_id
-LEFT JOIN assigned AS a ON a.run_id = r.run_id;
+LEFT JOIN assigned AS a ON a.run_id = r.run_id
+LEFT JOIN no_gold AS g ON g.run_id = r.run_id;
 
 COMMENT ON VIEW coverage IS 'One row per run (archived and smoke runs included): present = distinct questions with at least one result; missing = expected_questions - present (not below 0, NULL when the split gives no expected count); errors / incomplete = results (run_id, qid, run_index rows) with status error / incomplete; n_results = all result rows. Counts, no score and no interval.';
 COMMENT ON COLUMN coverage.present IS 'Distinct questions with at least one result row in the run.';
@@ -52,7 +64,9 @@ COMMENT ON COLUMN coverage.missing IS 'expected_questions - present, floored at 
 COMMENT ON COLUMN coverage.errors IS 'Result rows (qid, run_index) with status error.';
 COMMENT ON COLUMN coverage.incomplete IS 'Result rows (qid, run_index) with status incomplete.';
 COMMENT ON COLUMN coverage.run_id IS 'Run id: logical path of the run directory (see runs); archived runs included.';
-COMMENT ON COLUMN coverage.expected_questions IS 'Questions the split should hold (1800, 600, 2703, 20, ...); NULL when the split does not say.';
+COMMENT ON COLUMN coverage.expected_questions IS 'Distinct questions (qids) the split should hold (1800, 600, 2703, 20, ...); NULL when the split does not say. full2703 is the 2,703-row combined multimodal test set, one row per qid (125 x 4 MedMod tasks + 1,706 ehrxqa_table + 497 ehrxqa_image); the authors'' scorer writes rows only for the questions with a non-empty gold (see no_gold_questions), which is why their scored files of a complete run hold fewer rows (the "2,695-row dataset" of rescore_mm_vocab.py).';
+COMMENT ON COLUMN coverage.no_gold_questions IS 'Distinct multimodal questions whose gold names are empty (authors_mm_set route no_gold): score_multimodal.py skips them (skipped_empty_gold), so they have no scored / rescored row.';
+COMMENT ON COLUMN coverage.scorable_questions IS 'present - no_gold_questions: the questions the authors'' multimodal scorer scores (all present questions for text runs).';
 COMMENT ON COLUMN coverage.n_results IS 'All result rows (qid, run_index) of the run; several per question when questions were run more than once.';
 COMMENT ON COLUMN coverage.error_questions IS 'Distinct questions with at least one result row of status error (a count of questions, not of rows).';
 COMMENT ON COLUMN coverage.benchmark IS 'Benchmark of the run; NULL when unknown (archives whose name cannot be read).';

@@ -23,20 +23,33 @@
 --   rows only count in unified_*, as zeros), and the per-task len2plus map is called
 --   per_task_len2plus_vocab. The rescorer writes no total / incomplete / *_raw numbers and its
 --   per_task_len1 entries hold count and accuracy only.
--- * scores (clinseekagent/scoring/score_text.py, the payload it writes as summary.json; this
---   project's trees name it scores.json) from question_scores rows of scorer 'per_question'
---   of the run (else the project's 'set_f1' rows, task_type from results):
+-- * scores (text scorer summaries; summary_metrics.file_shape / writer_rule say which shape
+--   and version, etl/extract/summaries.py text_shape):
+--   - writer_rule score_text_current (clinseekagent/scoring/score_text.py main(): the payload
+--     of --output-dir summary.json and of --output; evaluate_results.py from 96d40fe on wrote
+--     {per_task, per_task_type} with the same rules) from question_scores rows of scorer
+--     'per_question' of the run, else the rows of view text_scorer_rows (the authors' text
+--     scorer, scorer authors_text; set_f1 until that scorer exists), task_type from results;
+--   - writer_rule evaluate_results_legacy (flat {task: {...}} files of
+--     openresearcher_ehr/helper/evaluate_results.py as of 09dce89) from scorer
+--     'authors_text_legacy' rows (etl/scoring_text_runs.py: gold = name and atc_name, no
+--     string answers); precision / recall / f1 = mean over ALL questions of the task, a
+--     question without runs counting 0 (only questions present in the results are known);
+--   in both:
 --   a question's precision / recall / f1 = mean over its runs; total = questions (a question
 --   with runs [] counts); completed = questions with at least one run (not successful runs);
 --   runs = run rows; precision / recall / f1 = mean over completed questions;
---   tool_calls_avg / turns_avg = mean over runs; per task (per_task), per task type
+--   tool_calls_avg / turns_avg = mean over runs (0 without runs), browser_tool_pct =
+--   browser calls / tool calls * 100 (0 without calls), counted per run by score_text.py
+--   count_tool_calls / count_turns / normalize_tool_name (per_question rows' tool_calls,
+--   turns, browser_calls; else results.authors_*); per task (per_task), per task type
 --   (per_task_type, questions without one are in no group) and overall;
 --   prediction_sources.<source> (per_task / per_task_type) = runs whose prediction_source
 --   (question_scores.note) is that source.
+--   A reported prediction source that no run of the task has is recomputed as 0 runs
+--   (unless the rows carry no prediction source at all: the set_f1 stand-in).
 -- * not_recomputable: multi_summary files (row counts of a raw run, not scores),
---   vocab_threshold (a setting), and browser_tool_pct: per_question.jsonl carries each
---   run's browser_calls, but question_scores has no column for it (schema/15_scores_extra.sql),
---   so the warehouse's per-question rows cannot give the share.
+--   vocab_threshold (a setting), numbers of runs without per-question rows.
 --
 -- Percent or fraction: a summary file is read as percent when most of its non-zero rate
 -- numbers (accuracy, precision, recall, f1, subset match) exceed 1; recomputed is then
@@ -248,36 +261,72 @@ mm_subtypes AS (
     WHERE is_judge = 1
     GROUP BY run_id, scoring, source_scorer, task, judge_subtype, kind
 ),
+text_rules AS (
+    -- which rule wrote each run's text summaries (summary_metrics.writer_rule)
+    SELECT DISTINCT run_id, writer_rule FROM summary_metrics
+    WHERE scoring = 'scores' AND writer_rule IS NOT NULL
+),
 text_source AS (
-    -- per_question rows where the run has them, else the project's own set_f1 rows
-    SELECT q.run_id, q.scorer, q.qid, q.run_index, coalesce(q.task, 'unknown') AS task,
+    -- score_text_current: per_question rows where the run has them, else the text scorer
+    -- rows (view text_scorer_rows); evaluate_results_legacy: the legacy scorer's rows.
+    -- Tool statistics: the per_question row's own counts, else the result's.
+    SELECT q.run_id, t.writer_rule, q.scorer, q.qid, q.run_index,
+           coalesce(q.task, 'unknown') AS task,
            coalesce(q.task_type, r.task_type) AS task_type,
-           q.precision, q.recall, q.f1, q.tool_calls, q.turns,
-           -- per_question rows keep each run's prediction_source in note
-           CASE WHEN q.scorer = 'per_question' THEN q.note END AS prediction_source,
+           q.precision, q.recall, q.f1,
+           coalesce(q.tool_calls, r.authors_tool_calls) AS tool_calls,
+           coalesce(q.turns, r.authors_turns) AS turns,
+           coalesce(q.browser_calls, r.authors_browser_calls) AS browser_calls,
+           q.note AS prediction_source,
            CASE WHEN q.run_index IS NULL THEN 0 ELSE 1 END AS is_run
     FROM question_scores AS q
+    JOIN text_rules AS t ON t.run_id = q.run_id AND t.writer_rule = 'score_text_current'
     LEFT JOIN results AS r
         ON r.run_id = q.run_id AND r.qid = q.qid AND r.run_index = q.run_index
     WHERE q.scorer = 'per_question'
-       OR (q.scorer = 'set_f1' AND NOT EXISTS (
-              SELECT 1 FROM question_scores AS p
-              WHERE p.run_id = q.run_id AND p.scorer = 'per_question'))
+    UNION ALL
+    SELECT q.run_id, t.writer_rule, q.scorer, q.qid, q.run_index,
+           coalesce(q.task, r.task, 'unknown'), r.task_type,
+           q.precision, q.recall, q.f1,
+           r.authors_tool_calls, r.authors_turns, r.authors_browser_calls,
+           q.prediction_source, 1
+    FROM text_scorer_rows AS q
+    JOIN text_rules AS t ON t.run_id = q.run_id AND t.writer_rule = 'score_text_current'
+    LEFT JOIN results AS r
+        ON r.run_id = q.run_id AND r.qid = q.qid AND r.run_index = q.run_index
+    WHERE NOT EXISTS (SELECT 1 FROM question_scores AS p
+                      WHERE p.run_id = q.run_id AND p.scorer = 'per_question')
+    UNION ALL
+    SELECT q.run_id, t.writer_rule, q.scorer, q.qid, q.run_index,
+           coalesce(q.task, r.task, 'unknown'), r.task_type,
+           q.precision, q.recall, q.f1,
+           r.authors_tool_calls, r.authors_turns, r.authors_browser_calls,
+           q.note, 1
+    FROM question_scores AS q
+    JOIN text_rules AS t ON t.run_id = q.run_id AND t.writer_rule = 'evaluate_results_legacy'
+    LEFT JOIN results AS r
+        ON r.run_id = q.run_id AND r.qid = q.qid AND r.run_index = q.run_index
+    WHERE q.scorer = 'authors_text_legacy'
 ),
 text_questions AS (
-    SELECT run_id, scorer, qid, task, task_type,
+    SELECT run_id, writer_rule, scorer, qid, task, task_type,
            sum(is_run) AS n_runs,
            avg(coalesce(precision, 0)) FILTER (WHERE is_run = 1) AS q_precision,
            avg(coalesce(recall, 0)) FILTER (WHERE is_run = 1) AS q_recall,
            avg(coalesce(f1, 0)) FILTER (WHERE is_run = 1) AS q_f1,
            sum(tool_calls) FILTER (WHERE is_run = 1) AS sum_tool_calls,
-           sum(turns) FILTER (WHERE is_run = 1) AS sum_turns
+           sum(turns) FILTER (WHERE is_run = 1) AS sum_turns,
+           sum(browser_calls) FILTER (WHERE is_run = 1) AS sum_browser_calls,
+           -- runs without a count leave the run means undefined (NULL: not recomputable)
+           count(*) FILTER (WHERE is_run = 1 AND tool_calls IS NULL) AS runs_without_tools,
+           count(*) FILTER (WHERE is_run = 1 AND turns IS NULL) AS runs_without_turns,
+           count(*) FILTER (WHERE is_run = 1 AND browser_calls IS NULL) AS runs_without_browser
     FROM text_source
-    GROUP BY run_id, scorer, qid, task, task_type
+    GROUP BY run_id, writer_rule, scorer, qid, task, task_type
 ),
 text_agg AS (
     SELECT
-        run_id, scorer AS source_scorer,
+        run_id, writer_rule, scorer AS source_scorer,
         CASE WHEN grouping(task) = 0 THEN 'per_task'
              WHEN grouping(task_type) = 0 THEN 'per_task_type'
              ELSE 'overall' END AS scope,
@@ -287,20 +336,33 @@ text_agg AS (
         count(*) AS total,
         count(*) FILTER (WHERE n_runs > 0) AS completed,
         sum(n_runs) AS runs,
-        coalesce(avg(q_precision) FILTER (WHERE n_runs > 0), 0) AS precision,
-        coalesce(avg(q_recall) FILTER (WHERE n_runs > 0), 0) AS recall,
-        coalesce(avg(q_f1) FILTER (WHERE n_runs > 0), 0) AS f1,
-        sum(sum_tool_calls) / nullif(sum(n_runs), 0) AS tool_calls_avg,
-        sum(sum_turns) / nullif(sum(n_runs), 0) AS turns_avg
+        -- legacy: a question without runs scored 0 and counted; current: only answered ones
+        CASE WHEN writer_rule = 'evaluate_results_legacy'
+             THEN coalesce(avg(coalesce(q_precision, 0)), 0)
+             ELSE coalesce(avg(q_precision) FILTER (WHERE n_runs > 0), 0) END AS precision,
+        CASE WHEN writer_rule = 'evaluate_results_legacy'
+             THEN coalesce(avg(coalesce(q_recall, 0)), 0)
+             ELSE coalesce(avg(q_recall) FILTER (WHERE n_runs > 0), 0) END AS recall,
+        CASE WHEN writer_rule = 'evaluate_results_legacy'
+             THEN coalesce(avg(coalesce(q_f1, 0)), 0)
+             ELSE coalesce(avg(q_f1) FILTER (WHERE n_runs > 0), 0) END AS f1,
+        CASE WHEN sum(runs_without_tools) = 0
+             THEN coalesce(sum(sum_tool_calls) / nullif(sum(n_runs), 0), 0) END
+            AS tool_calls_avg,
+        CASE WHEN sum(runs_without_turns) = 0
+             THEN coalesce(sum(sum_turns) / nullif(sum(n_runs), 0), 0) END AS turns_avg,
+        CASE WHEN sum(runs_without_tools) = 0 AND sum(runs_without_browser) = 0
+             THEN coalesce(sum(sum_browser_calls) * 100.0 / nullif(sum(sum_tool_calls), 0), 0)
+        END AS browser_tool_pct
     FROM text_questions
-    GROUP BY GROUPING SETS ((run_id, scorer), (run_id, scorer, task),
-                            (run_id, scorer, task_type))
+    GROUP BY GROUPING SETS ((run_id, writer_rule, scorer), (run_id, writer_rule, scorer, task),
+                            (run_id, writer_rule, scorer, task_type))
     -- questions without a task_type are in no per_task_type group
     HAVING grouping(task_type) = 1 OR task_type IS NOT NULL
 ),
 text_long AS (
-    SELECT a.run_id, 'scores' AS scoring, a.source_scorer, a.task, a.n_rows, n.kind,
-           a.scope, n.metric,
+    SELECT a.run_id, 'scores' AS scoring, a.writer_rule, a.source_scorer, a.task, a.n_rows,
+           n.kind, a.scope, n.metric,
            CASE n.metric
                WHEN 'total' THEN a.total
                WHEN 'completed' THEN a.completed
@@ -310,50 +372,67 @@ text_long AS (
                WHEN 'f1' THEN a.f1
                WHEN 'tool_calls_avg' THEN a.tool_calls_avg
                WHEN 'turns_avg' THEN a.turns_avg
+               WHEN 'browser_tool_pct' THEN a.browser_tool_pct
            END::DOUBLE AS value
     FROM text_agg AS a
     CROSS JOIN (VALUES ('total', 'count'), ('completed', 'count'), ('runs', 'count'),
                        ('precision', 'rate'), ('recall', 'rate'), ('f1', 'rate'),
-                       ('tool_calls_avg', 'mean'), ('turns_avg', 'mean'))
+                       ('tool_calls_avg', 'mean'), ('turns_avg', 'mean'),
+                       ('browser_tool_pct', 'percent'))
         AS n(metric, kind)
 ),
 text_sources AS (
     -- per_task / per_task_type .prediction_sources.<source>: runs per prediction_source
     -- (score_text.py counts every run's source; the overall block has no such map). Only
     -- sources that are plain names, so 'prediction_sources.' || source is their json metric.
-    SELECT run_id, 'scores' AS scoring, scorer AS source_scorer,
+    SELECT run_id, 'scores' AS scoring, writer_rule, scorer AS source_scorer,
            CASE WHEN grouping(task) = 0 THEN task ELSE task_type END AS task,
            count(DISTINCT qid) AS n_rows, 'count' AS kind,
            CASE WHEN grouping(task) = 0 THEN 'per_task' ELSE 'per_task_type' END AS scope,
            'prediction_sources.' || prediction_source AS metric, count(*)::DOUBLE AS value
     FROM text_source
     WHERE is_run = 1 AND regexp_matches(prediction_source, '^[A-Za-z_][A-Za-z0-9_\-]*$')
-    GROUP BY GROUPING SETS ((run_id, scorer, prediction_source, task),
-                            (run_id, scorer, prediction_source, task_type))
+    GROUP BY GROUPING SETS ((run_id, writer_rule, scorer, prediction_source, task),
+                            (run_id, writer_rule, scorer, prediction_source, task_type))
     HAVING grouping(task) = 0 OR task_type IS NOT NULL
 ),
+text_runs_with_sources AS (
+    -- a run whose rows carry no prediction_source at all (the set_f1 fallback) cannot say
+    -- that a source is absent; otherwise an absent source is 0 runs
+    SELECT DISTINCT run_id, writer_rule FROM text_source WHERE prediction_source IS NOT NULL
+),
 recomputed AS (
-    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    SELECT run_id, scoring, writer_rule, source_scorer, scope, task, metric, kind, value,
+           n_rows
     FROM text_sources
     UNION ALL
-    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    SELECT run_id, scoring, NULL, source_scorer, scope, task, metric, kind, value, n_rows
     FROM mm_long
     UNION ALL
-    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    SELECT run_id, scoring, NULL, source_scorer, scope, task, metric, kind, value, n_rows
     FROM mm_subtypes
     UNION ALL
-    SELECT run_id, scoring, source_scorer, scope, task, metric, kind, value, n_rows
+    SELECT run_id, scoring, writer_rule, source_scorer, scope, task, metric, kind, value,
+           n_rows
     FROM text_long
     WHERE value IS NOT NULL
 ),
 paired AS (
     SELECT s.file_id, s.run_id, s.scoring, s.scope, s.task, s.metric, s.json_path,
-           s.value AS reported, r.value AS recomputed_fraction, r.kind, r.n_rows,
-           r.source_scorer
+           s.value AS reported, s.writer_rule, s.file_shape,
+           coalesce(r.value, CASE WHEN s.metric LIKE 'prediction\_sources.%' ESCAPE '\'
+                                       AND w.run_id IS NOT NULL THEN 0.0 END)
+               AS recomputed_fraction,
+           coalesce(r.kind, CASE WHEN w.run_id IS NOT NULL THEN 'count' END) AS kind,
+           r.n_rows, r.source_scorer
     FROM summary_metrics AS s
     LEFT JOIN recomputed AS r
         ON r.run_id = s.run_id AND r.scoring = s.scoring AND r.scope = s.scope
        AND r.task IS NOT DISTINCT FROM s.task AND r.metric = s.metric
+       AND r.writer_rule IS NOT DISTINCT FROM s.writer_rule
+    LEFT JOIN text_runs_with_sources AS w
+        ON w.run_id = s.run_id AND w.writer_rule = s.writer_rule
+       AND s.metric LIKE 'prediction\_sources.%' ESCAPE '\'
 ),
 file_scale AS (
     -- percent when most non-zero rate numbers of the file exceed 1
@@ -410,10 +489,12 @@ SELECT
     kind AS metric_kind,
     CASE WHEN kind = 'rate' THEN CASE WHEN scale = 100 THEN 'percent' ELSE 'fraction' END
          WHEN kind IS NOT NULL THEN kind END AS reported_scale,
-    source_rejected_lines
+    source_rejected_lines,
+    writer_rule,
+    file_shape
 FROM compared;
 
-COMMENT ON VIEW summary_reconciliation IS 'Every number of every summary file (summary_metrics) next to the same number recomputed from the per-question score rows of the same run, the way the authors'' scorer computes it: summary.json from scored rows (incomplete rows count in len1 or len2plus by len_gold), summary_vocab.json from rescored rows (incomplete rows only in unified_*), scores.json from per_question rows (else set_f1 rows; question = mean over runs, task = mean over answered questions, completed = questions with at least one run, prediction_sources = runs per prediction source); browser_tool_pct is not recomputable (question_scores keeps no browser-call counts). Percent files are detected (most non-zero rates above 1) and recomputed is put on the reported scale. status: match (rates within 1e-4 as fractions, counts within 0.5, run means within 1e-4 relative), mismatch, damaged_source (differs, but the run''s score file lost lines to damage, so the rows are incomplete), not_recomputable (no per-question rows or no rule for this number).';
+COMMENT ON VIEW summary_reconciliation IS 'Every number of every summary file (summary_metrics) next to the same number recomputed from the per-question score rows of the same run, the way the authors'' scorer computes it: summary.json from scored rows (incomplete rows count in len1 or len2plus by len_gold), summary_vocab.json from rescored rows (incomplete rows only in unified_*), scores.json / the text scorer''s summary.json by the rule of the scorer version that wrote it (writer_rule): score_text_current from per_question rows (else the text scorer rows of view text_scorer_rows; question = mean over runs, task = mean over answered questions, completed = questions with at least one run, prediction_sources = runs per prediction source, tool_calls_avg / turns_avg = mean over runs, browser_tool_pct = browser calls / tool calls * 100, counted as score_text.py count_tool_calls / count_turns do), evaluate_results_legacy (flat files) from the authors_text_legacy rows (questions without runs count 0 in precision / recall / f1). Percent files are detected (most non-zero rates above 1) and recomputed is put on the reported scale. status: match (rates within 1e-4 as fractions, counts within 0.5, run means within 1e-4 relative), mismatch, damaged_source (differs, but the run''s score file lost lines to damage, so the rows are incomplete), not_recomputable (no per-question rows or no rule for this number).';
 COMMENT ON COLUMN summary_reconciliation.run_id IS 'Run the summary describes (scored/<model> summaries belong to the full2703 run of the model).';
 COMMENT ON COLUMN summary_reconciliation.scoring IS 'summary, summary_vocab, scores or multi_summary.';
 COMMENT ON COLUMN summary_reconciliation.task IS 'Task (or task type) of the number; NULL for file-level numbers.';
@@ -426,7 +507,9 @@ COMMENT ON COLUMN summary_reconciliation.scope IS 'Section of the file: overall,
 COMMENT ON COLUMN summary_reconciliation.json_path IS 'Where the number is in the file.';
 COMMENT ON COLUMN summary_reconciliation.file_id IS 'Summary file the number came from (see files).';
 COMMENT ON COLUMN summary_reconciliation.n_questions IS 'Per-question rows the recomputation used: score rows (qid, run_index) for multimodal summaries, questions for scores.json.';
-COMMENT ON COLUMN summary_reconciliation.source_scorer IS 'question_scores.scorer of the rows used (scored, rescored, per_question or set_f1).';
-COMMENT ON COLUMN summary_reconciliation.metric_kind IS 'count, rate (fraction in [0, 1]) or mean (per-run average such as tool_calls_avg).';
+COMMENT ON COLUMN summary_reconciliation.source_scorer IS 'question_scores.scorer of the rows used (scored, rescored, per_question, authors_text or its set_f1 stand-in, authors_text_legacy).';
+COMMENT ON COLUMN summary_reconciliation.metric_kind IS 'count, rate (fraction in [0, 1]), mean (per-run average such as tool_calls_avg) or percent (browser_tool_pct, always percent; compared like a mean).';
+COMMENT ON COLUMN summary_reconciliation.writer_rule IS 'Text summaries: which version of the authors'' text scorer wrote the file, and so which rule recomputed it: score_text_current or evaluate_results_legacy; NULL for multimodal summaries.';
+COMMENT ON COLUMN summary_reconciliation.file_shape IS 'Text summaries: output_dir (summary.json {overall, per_task, per_task_type} with per_question.jsonl and summary.txt), output (scores.json {per_task, per_task_type[, overall]}) or flat (older {task: {...}}); NULL otherwise.';
 COMMENT ON COLUMN summary_reconciliation.reported_scale IS 'For rates: fraction or percent, as detected for the file; count or mean otherwise.';
 COMMENT ON COLUMN summary_reconciliation.source_rejected_lines IS 'Lines of the run''s per-question score files rejected as damaged (severity error).';

@@ -120,10 +120,11 @@ def test_damaged_file(damaged_file: Path) -> None:
     for table in ("messages", "tool_calls", "question_scores"):
         keys = {(r["qid"], r["run_index"], r["rec_no"]) for r in emit.rows[table]}
         assert keys == {(r["qid"], r["run_index"], r["rec_no"]) for r in results}
-    # three scorers per result: set_f1, authors_text, authors_text_fallback
-    assert len(emit.rows["question_scores"]) == 3 * len(results)
-    assert {r["scorer"] for r in emit.rows["question_scores"]} == {
-        "set_f1", "authors_text", "authors_text_fallback"}
+    # one row per result and scorer: the project's set_f1, the authors' text scorer, its
+    # text-fallback option and the authors' legacy text rule
+    scorers = {r["scorer"] for r in emit.rows["question_scores"]}
+    assert scorers == {"set_f1", "authors_text", "authors_text_fallback", "authors_text_legacy"}
+    assert len(emit.rows["question_scores"]) == len(results) * len(scorers)
 
     raw = damaged_file.read_bytes()
     assert emit.stats == {"n_lines": raw.count(b"\n") + 1,

@@ -76,9 +76,9 @@ def _plan() -> list[Run]:
             Run(f"agent_ehr_bench/agentic/subset600/{model}", "agent_ehr_bench", "agentic",
                 "subset600", model)
         )
-    # mm_bench: opus has the authors' rows (scored / rescored), kimi only set_f1 rows; kimi's
-    # agentic run also carries 'scored' rows, which are not the agentic scorer and must be
-    # ignored.
+    # mm_bench: opus has the authors' rows (scored / rescored), kimi's one-shot run only
+    # set_f1 rows; kimi's agentic run has scored rows but no rescored ones: the authors'
+    # analysis falls back to them (build_figures_and_report.py build_mm_qualitative).
     runs.append(Run("mm_bench/oneshot/full2703/claude_opus_4_6", "mm_bench", "oneshot",
                     "full2703", "claude_opus_4_6", authors="scored"))
     runs.append(Run("mm_bench/agentic/full2703/claude_opus_4_6", "mm_bench", "agentic",
@@ -190,12 +190,11 @@ def build_warehouse(path: Path, seed: int = 20240607) -> Warehouse:
 
 def _score_source(run: Run) -> str:
     """The default scorer: the authors' text scorer for text benchmarks; for mm_bench the
-    authors' rows of the mode's scorer when the run has them, else set_f1."""
+    authors' fallback: rescored rows, else scored rows, whatever the mode; else set_f1."""
     if run.benchmark != "mm_bench":
         return "authors_text"
-    wanted = {"agentic": "rescored", "oneshot": "scored"}[run.mode]
-    if run.authors == wanted:
-        return wanted
+    if run.authors in ("rescored", "scored"):
+        return run.authors
     return "set_f1"
 
 

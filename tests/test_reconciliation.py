@@ -43,7 +43,8 @@ def warehouse() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     for path in sorted((ROOT / "schema").glob("*.sql")):
         con.execute(path.read_text())
-    con.execute((ROOT / "sql" / "50_reconciliation.sql").read_text())
+    for name in ("45_text_scorer_rows.sql", "50_reconciliation.sql"):
+        con.execute((ROOT / "sql" / name).read_text())
     return con
 
 
@@ -204,6 +205,8 @@ def per_question_records(rng: random.Random, n: int) -> list[dict[str, Any]]:
                  "recall": rng.random(), "em": 0.0, "tool_calls": rng.randint(0, 9),
                  "turns": rng.randint(1, 5), "predictions": ["x"]}
                 for _ in range(rng.choice([0, 1, 1, 2]))]
+        for run in runs:
+            run["browser_calls"] = rng.randint(0, run["tool_calls"])
         out.append({"qid": f"{task}_{i}", "task": task, "task_type": task_type, "runs": runs,
                     "avg_f1": avg([r["f1"] for r in runs])})
     return out
@@ -219,7 +222,9 @@ def scores_of(records: list[dict[str, Any]]) -> dict[str, Any]:
                    for k in ("precision", "recall", "f1")},
                 "tool_calls_avg": avg([x["tool_calls"] for x in runs]),
                 "turns_avg": avg([x["turns"] for x in runs]),
-                "browser_tool_pct": 0.0}
+                "browser_tool_pct": (sum(x["browser_calls"] for x in runs) * 100
+                                     / sum(x["tool_calls"] for x in runs))
+                if sum(x["tool_calls"] for x in runs) else 0.0}
     by_task, by_type = defaultdict(list), defaultdict(list)
     for r in records:
         by_task[r["task"]].append(r)
@@ -303,8 +308,8 @@ def test_text_scores_reconcile(tmp_path: Path) -> None:
     got = statuses(con, fid)
     not_matching = {p: s for p, (s, _, _) in got.items() if s != "match"}
     assert not_matching.pop("$.per_task_type.risk_prediction.completed") == "mismatch"
-    assert set(not_matching.values()) == {"not_recomputable"}
-    assert all(p.endswith("browser_tool_pct") for p in not_matching)
+    assert not_matching == {}  # browser_tool_pct, tool_calls_avg, turns_avg recomputed too
+    assert sum(p.endswith("browser_tool_pct") for p in got) == 1 + 2 + 2
 
 
 def test_text_prediction_sources_reconcile(tmp_path: Path) -> None:
@@ -332,7 +337,7 @@ def test_text_prediction_sources_reconcile(tmp_path: Path) -> None:
     assert got[planted][0] == "mismatch"
     assert got[planted][1] == got[planted][2] + 1
     others = {p: s for p, (s, _, _) in got.items() if p != planted and s != "match"}
-    assert all(p.endswith("browser_tool_pct") for p in others)
+    assert others == {}
     assert sum("prediction_sources" in p for p in got) >= 6
 
 
@@ -355,3 +360,19 @@ def test_ingested_demo_tree_flags_exactly_the_planted_disagreements(tmp_path: Pa
         "SELECT f.path, r.json_path FROM summary_reconciliation AS r "
         "JOIN files AS f USING (file_id) WHERE r.status = 'mismatch'").fetchall())
     assert flagged == expected
+    # every text-scorer summary: the shape and writer version the generator used, and
+    # every number of it recomputed (tool_calls_avg, turns_avg, browser_tool_pct included)
+    shapes = {(d["path"], d["shape"], d["writer_rule"]) for d in truth["score_shapes"]}
+    assert {d["shape"] for d in truth["score_shapes"]} == {"output_dir", "output", "flat"}
+    assert set(con.execute(
+        "SELECT DISTINCT f.path, r.file_shape, r.writer_rule FROM summary_reconciliation AS r "
+        "JOIN files AS f USING (file_id) WHERE r.scoring = 'scores'").fetchall()) == shapes
+    assert con.execute("SELECT count(*) FROM summary_reconciliation WHERE scoring = 'scores' "
+                       "AND status = 'not_recomputable'").fetchone() == (0,)
+    # mm leaderboard rows use the authors' fallback: rescored rows, else scored rows
+    sources = dict(con.execute("SELECT run_id, score_source FROM leaderboard "
+                               "WHERE benchmark = 'mm_bench'").fetchall())
+    want = {run_id: kind for run_id, kind in truth["mm_score_sources"].items()
+            if not run_id.startswith("_archive/")}
+    assert "scored" in {want[r] for r in want if "/agentic/" in r}  # scored-only agentic run
+    assert {r: s for r, s in sources.items() if r in want} == want

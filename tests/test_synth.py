@@ -373,13 +373,20 @@ def test_text_scores_count_questions_like_score_text(tree: tuple[Path, dict[str,
     questions with at least one run, runs counts runs; no exact_match in the payload."""
     out, truth = tree
     runs = {r["run_id"]: r for r in truth["runs"]}
-    files = _files(truth, "scores_json")
-    assert files
+    shapes = {d["path"]: d["shape"] for d in truth["score_shapes"]}
+    files = [f for f in truth["files"] if f["path"] in shapes]
+    assert {shapes[f["path"]] for f in files} == {"output", "output_dir", "flat"}
     for f in files:
-        records = _jsonl(out / f["path"].replace("scores.json", "per_question.jsonl"))
+        got = json.loads((out / f["path"]).read_text())
+        if shapes[f["path"]] == "flat":  # legacy {task: {...}}: every question in one task
+            assert "per_task" not in got and "overall" not in got
+            assert sum(b["total"] for b in got.values()) == runs[f["run_id"]][
+                "expected_questions"]
+            assert all("turns_avg" not in b for b in got.values())
+            continue
+        records = _jsonl(out / f["path"].rsplit("/", 1)[0] / "per_question.jsonl")
         assert len({r["qid"] for r in records}) == len(records)
         assert len(records) == runs[f["run_id"]]["expected_questions"]
-        got = json.loads((out / f["path"]).read_text())
         groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for r in records:
             groups[("per_task", r["task"])].append(r)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import orjson
 
+from etl import scoring_mm, scoring_text_runs
 from etl.extract import Emitter, FileInfo, register
-from etl.normalize import normalize_record, qid_of, run_index_of
+from etl.normalize import json_text, normalize_record, qid_of, run_index_of
 from etl.read import EXCERPT_CHARS, JsonlReader, Line, excerpt_of
 
 CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
@@ -36,7 +37,7 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
             if record is None:  # defensive: the reader gives an object unless severity error
                 continue
             try:
-                _emit_record(record, line, rec_no, skip_keys, keep_images, emit)
+                _emit_record(record, line, rec_no, skip_keys, keep_images, file.benchmark, emit)
             except Exception as exc:  # noqa: BLE001 - one record's bug never costs the rest
                 emit.reject(line.line_no, "error",
                             f"record {rec_no}: cannot be loaded: {type(exc).__name__}: "
@@ -47,7 +48,8 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
 
 
 def _emit_record(record: dict[str, object], line: Line, rec_no: int,
-                 skip_keys: frozenset, keep_images: bool, emit: Emitter) -> None:
+                 skip_keys: frozenset, keep_images: bool, benchmark: str | None,
+                 emit: Emitter) -> None:
     if skip_keys:
         qid, (run_index, _) = qid_of(record), run_index_of(record)
         if (qid, run_index) in skip_keys:
@@ -60,6 +62,11 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))
         return
+    try:
+        authors_rules(record, rows.results, benchmark, rows.question_scores)
+    except Exception as exc:  # noqa: BLE001 - a scorer's bug costs its score rows, not the record
+        rows.problems.append(f"the authors' rules cannot read it ({type(exc).__name__}: "
+                             f"{ascii(str(exc))[:200]}); their scores are missing")
     if rows.problems:
         # Loaded with what could be read; a value that did not fit its column, or a shape
         # that could not be read, is kept (original text, the extra columns) and named here.
@@ -73,6 +80,27 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
     for table in CHILD_TABLES:
         for row in getattr(rows, table):
             emit.row(table, row)
+
+
+def authors_rules(record: dict[str, object], result: dict[str, object],
+                  benchmark: str | None, scores: list[dict[str, object]]) -> None:
+    """The authors' rules beside the project's own (issue 11): score_text.py's per-run tool
+    statistics on every result; for mm_bench the multimodal scorer's prediction, gold and
+    score (authors_mm_set), for the text benchmarks the legacy scorer's score."""
+    result["authors_tool_calls"], result["authors_browser_calls"], result["authors_turns"] = (
+        scoring_text_runs.run_stats(record))
+    key = {"qid": result["qid"], "run_index": result["run_index"], "rec_no": result["rec_no"],
+           "task": result.get("task"), "line_no": result["line_no"]}
+    if benchmark == "mm_bench":
+        prediction, note = scoring_mm.extract_prediction(record)
+        row = scoring_mm.score_record(record, (prediction, note))
+        # results' prediction columns follow the multimodal scorer's rules for mm_bench
+        result["prediction"] = None if note == "no_finish_call" else json_text(prediction)
+        result["prediction_items"] = row["prediction_strs"]
+        result["gold"] = row["gold_names"]
+    else:
+        row = scoring_text_runs.legacy_score(record)
+    scores.append({**key, **row})
 
 
 def _record_excerpt(line_excerpt: str | None, record: dict[str, object]) -> str:

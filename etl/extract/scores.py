@@ -86,6 +86,11 @@ def text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def list_text(value: Any) -> str | None:
+    """A list field as compact JSON text (kept as written); None for anything else."""
+    return orjson.dumps(value, default=str).decode() if isinstance(value, list) else None
+
+
 def qid_of(obj: dict[str, Any]) -> str | None:
     """The record's qid as text; None when it has none usable (no id is invented)."""
     qid = obj.get("qid")
@@ -136,6 +141,8 @@ def scored_row(obj: dict[str, Any], scorer: str, qid: str, run_index: int) -> di
         "vocab_mapped": obj.get("vocab_mapped") if isinstance(obj.get("vocab_mapped"), bool)
         else None,
         "extra": _extra_text(_extra(obj, SCORED_KEYS_MAPPED)),
+        "gold_names": list_text(gold_names),
+        "prediction_strs": list_text(obj.get("prediction_strs")),
     }
 
 
@@ -182,6 +189,8 @@ def per_question_rows(obj: dict[str, Any], qid: str) -> tuple[list[dict[str, Any
             "turns": int_or_none(run.get("turns")),
             "extra": _extra_text({**_extra(run, PER_QUESTION_RUN_KEYS_MAPPED),
                                   **question_extra}),
+            "browser_calls": int_or_none(run.get("browser_calls")),
+            "prediction_strs": list_text(predictions),
         })
     return rows, None
 

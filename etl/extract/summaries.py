@@ -9,6 +9,11 @@ Layouts (UCSC-VLAA/ClinSeekAgent):
   per_task_type: {type: {...}}}. The text scorer writes that very payload as summary.json
   when run with --output-dir, so a ``summary`` file with that shape (an ``overall`` object
   and a ``per_task`` map, no len1/len2plus keys) is labelled scoring 'scores' too.
+- ``scores_json`` of the older evaluate_results.py (``--output`` before per_task existed): a
+  flat {task: {total, completed, runs, precision, recall, f1, tool_calls_avg,
+  browser_tool_pct, prediction_sources}} map; its numbers get scope 'per_task' and the task
+  from the top-level key. file_shape / writer_rule say which shape and scorer version wrote a
+  text summary (output_dir, output, flat; see text_shape).
 - ``multi_summary``: run-level summary of a multi-model raw run (row counts, not scores),
   walked the same generic way.
 
@@ -97,8 +102,37 @@ def _rest(parts: tuple[PathPart, ...]) -> str:
     return text[1:] if text.startswith(".") else text
 
 
-def classify(parts: tuple[PathPart, ...]) -> tuple[str, str | None, str]:
-    """(scope, task, metric) of a number at this path (rules in the module docstring)."""
+# The text scorer's number keys of one task block; a flat file is a map of such blocks.
+_TASK_BLOCK_KEYS = frozenset({"total", "completed", "runs", "precision", "recall", "f1",
+                              "tool_calls_avg", "browser_tool_pct", "prediction_sources"})
+
+
+def is_flat_scores(document: Any) -> bool:
+    """An older evaluate_results.py --output file: {task: {total, completed, runs, ...}}."""
+    return (isinstance(document, dict) and bool(document)
+            and not any(key == "overall" or key.startswith("per_") for key in document)
+            and all(isinstance(block, dict) and {"total", "f1"} <= block.keys()
+                    and block.keys() <= _TASK_BLOCK_KEYS | {"turns_avg"}
+                    for block in document.values()))
+
+
+def text_shape(scoring: str, document: Any, path: str) -> tuple[str | None, str | None]:
+    """(file_shape, writer_rule) of a text-scorer summary (see schema/16_authors_rules.sql):
+    flat files were written by the legacy evaluate_results.py, the others by score_text.py
+    (summary.json of --output-dir, any other name is an --output file)."""
+    if scoring != "scores":
+        return None, None
+    if is_flat_scores(document):
+        return "flat", "evaluate_results_legacy"
+    shape = "output_dir" if path.rsplit("/", 1)[-1] == "summary.json" else "output"
+    return shape, "score_text_current"
+
+
+def classify(parts: tuple[PathPart, ...], flat: bool = False) -> tuple[str, str | None, str]:
+    """(scope, task, metric) of a number at this path (rules in the module docstring); in a
+    flat scores file the top-level keys are tasks (scope per_task)."""
+    if flat and len(parts) >= 2:
+        return "per_task", str(parts[0]), _rest(parts[1:])
     if len(parts) <= 1:
         return "overall", None, _rest(parts) or "value"
     top = str(parts[0])
@@ -111,6 +145,8 @@ def classify(parts: tuple[PathPart, ...]) -> tuple[str, str | None, str]:
 
 def scoring_of(kind: str, document: Any) -> str:
     scoring = SCORING_OF_KIND.get(kind, kind)
+    if scoring in ("summary", "scores") and is_flat_scores(document):
+        return "scores"
     if (scoring == "summary" and isinstance(document, dict)
             and isinstance(document.get("overall"), dict)
             and isinstance(document.get("per_task"), dict)
@@ -134,9 +170,12 @@ def extract_summary(file: FileInfo, emit: Emitter) -> None:
     if severity == "repaired":
         emit.reject(None, "repaired", message or "repaired")
     scoring = scoring_of(file.kind, document)
+    shape, rule = text_shape(scoring, document, file.path)
     for parts, number in walk_numbers(document):
-        scope, task, metric = classify(parts)
+        scope, task, metric = classify(parts, shape == "flat")
         emit.row(TABLE, {
+            "file_shape": shape,
+            "writer_rule": rule,
             "scoring": scoring,
             "scope": scope,
             "task": task,

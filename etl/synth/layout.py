@@ -26,6 +26,8 @@ from etl.synth.scoring import (
     summary_markdown,
     task_vocabularies,
     text_scores,
+    text_scores_legacy,
+    text_summary_table,
 )
 from etl.synth.writer import Dir, JsonlFile, Ledger, dumps_ascii, dumps_utf8
 
@@ -296,14 +298,34 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
     return final
 
 
+# Which shape of text-scorer output each scored text run gets (the rest: scores.json from
+# --output plus per_question.jsonl from --output-dir into the same directory).
+SCORE_SHAPES = {"ehr_bench/agentic/full1800/claude_sonnet_4_6": "output_dir",
+                "ehr_bench/oneshot/full1800/claude_opus_4_6": "flat"}
+
+
 def text_score_files(ctx: Ctx, d: Dir, run_id: str, final: list[dict[str, Any]],
                      qs: list[Question]) -> None:
-    """score_text.py over the run's benchmark questions (qs): scores.json (the payload the
-    script writes as summary.json) and per_question.jsonl."""
+    """score_text.py over the run's benchmark questions (qs), in one of three shapes:
+    output_dir (summary.json + per_question.jsonl + summary.txt), output (scores.json, here
+    with per_question.jsonl beside it) or flat (the legacy evaluate_results.py scores.json
+    {task: {...}}, its own gold rule, no per_question.jsonl)."""
+    shape = SCORE_SHAPES.get(run_id, "output")
+    if shape == "flat":
+        flat = text_scores_legacy(final, qs)
+        d.write_json("scores.json", flat, "scores_json", run_id)
+        ctx.ledger.score_shapes.append({"path": d.path_of("scores.json"), "shape": "flat",
+                                        "writer_rule": "evaluate_results_legacy"})
+        return
     scores, per_question = text_scores(final, qs)
     if run_id == "ehr_bench/agentic/full1800/claude_opus_4_6":
         plant(ctx, d.path_of("scores.json"), scores, ("per_task_type", "decision_making", "f1"))
-    d.write_json("scores.json", scores, "scores_json", run_id)
+    name = "summary.json" if shape == "output_dir" else "scores.json"
+    d.write_json(name, scores, "summary" if shape == "output_dir" else "scores_json", run_id)
+    ctx.ledger.score_shapes.append({"path": d.path_of(name), "shape": shape,
+                                    "writer_rule": "score_text_current"})
+    if shape == "output_dir":
+        d.write_text("summary.txt", text_summary_table(scores), "text", run_id)
     f = jsonl(ctx, d, "per_question.jsonl", "per_question", run_id)
     for row in per_question:
         f.record(row)
@@ -393,6 +415,11 @@ def mm_score_dir(ctx: Ctx, d: Dir, run_id: str, final: list[dict[str, Any]], voc
     if with_rows:
         kind = "rescored" if vocab else "scored"
         emit(ctx, jsonl(ctx, d, f"{kind}.jsonl", kind, run_id), rows)
+        ctx.ledger.mm_score_sources[run_id] = kind
+
+
+# The agentic raw-run model whose scored directory has scored.jsonl but no rescored.jsonl.
+MM_SCORED_ONLY = "gpt_oss_120b"
 
 
 def mm_oneshot_run(ctx: Ctx, root: Dir, model: str) -> None:
@@ -631,7 +658,13 @@ def mm_raw_run(ctx: Ctx, root: Dir) -> None:
         root.sub("mm_bench/agentic/scored").symlink(
             model, f"../full2703/{RAW}/scored_vocab/{s}", False)
         keys = ("per_task_unified", "medmod_phenotyping", "f1") if model == "kimi_k2_5" else None
-        mm_score_dir(ctx, sd, run_id, final, True, True, f"{s} agentic (vocab)", keys)
+        if model == MM_SCORED_ONLY:
+            # score_multimodal.py --no-vocab output only (scored.jsonl + summary.json): the
+            # vocabulary rescoring was never run for this model
+            mm_score_dir(ctx, sd, run_id, final, False, True, f"{s} agentic", None,
+                         scorer_vocab=False)
+        else:
+            mm_score_dir(ctx, sd, run_id, final, True, True, f"{s} agentic (vocab)", keys)
     manifest = {
         "generated_at": f"{spec.STAMP[:4]}-04-21T09:15:17.538204+00:00", "mode": "full",
         "data": HOST_MM_DATA, "output_root": HOST_RAW_ROOT,

@@ -550,3 +550,108 @@ def text_scores(winners: list[dict[str, Any]], questions: list[Question]
               "per_task": {t: block(v, True) for t, v in sorted(by_task.items())},
               "per_task_type": {t: block(v, True) for t, v in sorted(by_type.items())}}
     return scores, per_question
+
+
+# ---- the legacy evaluate_results.py (flat scores.json) ---------------------------------
+def _legacy_predictions(rec: dict[str, Any]) -> tuple[list[Any], str]:
+    """evaluate_results.py as of 09dce89: like text_predictions, but a string answer is no
+    list and so no prediction."""
+    for msg in reversed(rec.get("messages") or []):
+        for tc in reversed(msg.get("tool_calls") or []):
+            fn = tc.get("function", {})
+            if "finish" not in fn.get("name", "").lower():
+                continue
+            try:
+                args = _parse_json_or_python(fn.get("arguments", {}))
+            except Exception:  # noqa: BLE001 - the scorer catches everything here
+                return [], "finish_parse_error"
+            preds = args.get("response", []) if isinstance(args, dict) else args
+            if isinstance(preds, list):
+                return preds, "finish_tool_call"
+            return [], "finish_tool_call_non_list"
+    return [], "no_prediction"
+
+
+def _legacy_f1(predictions: list[Any], label: Any) -> dict[str, float]:
+    """Its f1_score: gold is every object's name AND atc_name."""
+    pred_set = {p for p in predictions if isinstance(p, str)}
+    gt = {v for ans in label if isinstance(ans, dict)
+          for v in (ans.get("name"), ans.get("atc_name")) if isinstance(v, str)}
+    if not pred_set:
+        return {"f1": 0.0, "prec": 0.0, "rec": 0.0}
+    pl, gl = {p.lower() for p in pred_set}, {g.lower() for g in gt}
+    inter = pl & gl
+    prec = len(inter) / len(pl)
+    rec = len(inter) / len(gl) if gl else 0.0
+    return {"f1": 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0,
+            "prec": prec, "rec": rec}
+
+
+def text_scores_legacy(winners: list[dict[str, Any]], questions: list[Question]
+                       ) -> dict[str, Any]:
+    """The flat {task: {...}} payload of the legacy evaluate_results.py --output: a question
+    without runs counts 0 in precision / recall / f1; no turns_avg, no per_task_type."""
+    runs_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in sorted(winners, key=lambda r: (r["qid"], r.get("run_index") or 0)):
+        runs_of[rec["qid"]].append(rec)
+    acc: dict[str, dict[str, Any]] = defaultdict(lambda: {
+        "total": 0, "completed": 0, "runs": 0, "p": [], "r": [], "f": [], "tc": [], "bc": [],
+        "src": Counter()})
+    for q in questions:
+        runs = runs_of.get(q.qid, [])
+        task = next((r["task"] for r in runs if isinstance(r.get("task"), str) and r["task"]),
+                    q.inputs.get("task") or "unknown")
+        a = acc[task]
+        a["total"] += 1
+        if not runs:
+            for k in ("p", "r", "f"):
+                a[k].append(0.0)
+            continue
+        a["completed"] += 1
+        a["runs"] += len(runs)
+        scores = []
+        for run in runs:
+            preds, src = _legacy_predictions(run)
+            a["src"][src] += 1
+            scores.append(_legacy_f1(preds, q.inputs["label"]))
+            tools, browser, _ = _tool_counts(run)
+            a["tc"].append(tools)
+            a["bc"].append(browser)
+        a["p"].append(_avg([s["prec"] for s in scores]))
+        a["r"].append(_avg([s["rec"] for s in scores]))
+        a["f"].append(_avg([s["f1"] for s in scores]))
+    return {task: {"total": a["total"], "completed": a["completed"], "runs": a["runs"],
+                   "precision": _avg(a["p"]), "recall": _avg(a["r"]), "f1": _avg(a["f"]),
+                   "tool_calls_avg": _avg(a["tc"]),
+                   "browser_tool_pct": sum(a["bc"]) / sum(a["tc"]) * 100 if sum(a["tc"]) else 0.0,
+                   "prediction_sources": dict(a["src"])}
+            for task, a in sorted(acc.items())}
+
+
+def text_summary_table(scores: dict[str, Any]) -> str:
+    """summary.txt of score_text.py --output-dir: the table it prints (per task, Overall,
+    By task_type), numbers in percent with one decimal."""
+    def row(name: str, b: dict[str, Any]) -> str:
+        return (f"{name:<22s} {b['total']:>5d} {b['completed']:>5d} {b['runs']:>5d} "
+                f"{b['precision']*100:>7.1f} {b['recall']*100:>7.1f} {b['f1']*100:>7.1f} "
+                f"{b['tool_calls_avg']:>8.1f} {b['browser_tool_pct']:>6.1f}% "
+                f"{b['turns_avg']:>8.1f}")
+
+    def sources(b: dict[str, Any]) -> list[str]:
+        src = b.get("prediction_sources") or {}
+        other = {k: v for k, v in src.items() if k != "finish_tool_call"}
+        if not other:
+            return []
+        parts = ", ".join(f"{k}={v}" for k, v in sorted(other.items()))
+        return [f"  \u2514\u2500 sources: finish={src.get('finish_tool_call', 0)}, {parts}"]
+
+    lines = [f"{'Task':<22s} {'Total':>5s} {'Done':>5s} {'Runs':>5s} {'Prec':>7s} "
+             f"{'Rec':>7s} {'F1':>7s} {'ToolAvg':>8s} {'Brows%':>7s} {'TurnAvg':>8s}", "-" * 89]
+    for task, b in scores["per_task"].items():
+        lines += [row(task, b), *sources(b)]
+    lines += ["-" * 89, row("Overall", scores["overall"])]
+    if scores["per_task_type"]:
+        lines += ["-" * 89, "By task_type:"]
+        for cat, b in scores["per_task_type"].items():
+            lines += [row(cat, b), *sources(b)]
+    return "\n".join(lines) + "\n"

@@ -137,6 +137,8 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
         "duplicates": duplicates,
         "archives": sorted(out_archives, key=lambda a: a["run_id"]),
         "summary_disagreements": sorted(ledger.disagreements, key=lambda d: d["path"]),
+        "score_shapes": sorted(ledger.score_shapes, key=lambda d: d["path"]),
+        "mm_score_sources": dict(sorted(ledger.mm_score_sources.items())),
         "symlinks": sorted(ledger.symlinks, key=lambda s: s["path"]),
         # bare NaN / Infinity values (writer-valid): loaded as NULL, the key noted
         "nonfinite": sorted(ledger.nonfinite, key=lambda d: (d["path"], d["line_no"])),

@@ -65,6 +65,10 @@ class Ledger:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     nonfinite: list[dict[str, Any]] = field(default_factory=list)
     shapes: list[dict[str, Any]] = field(default_factory=list)  # planted writer habits
+    # text-scorer summary files: path, shape (output_dir | output | flat), writer_rule
+    score_shapes: list[dict[str, Any]] = field(default_factory=list)
+    # mm runs: which authors' per-question file the leaderboard must use (rescored | scored)
+    mm_score_sources: dict[str, str] = field(default_factory=dict)
     bytes_written: int = 0
 
 

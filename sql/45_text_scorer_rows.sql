@@ -1,0 +1,41 @@
+-- text_scorer_rows: THE one place that names the question_scores scorer whose per-result rows
+-- stand for the authors' text scorer (clinseekagent/scoring/score_text.py
+-- extract_finish_predictions_with_source + f1_score) wherever a view needs them without an
+-- authors' per_question.jsonl (summary_reconciliation of scores.json files).
+-- Expected: scorer 'authors_text', one row per result, prediction_source in the note column.
+-- Until a run has such rows its set_f1 rows stand in (no prediction_source then).
+
+CREATE OR REPLACE VIEW text_scorer_rows AS
+WITH pick AS (
+    SELECT run_id,
+           CASE WHEN bool_or(scorer = 'authors_text') THEN 'authors_text' ELSE 'set_f1' END
+               AS scorer
+    FROM question_scores
+    WHERE scorer IN ('authors_text', 'set_f1')
+    GROUP BY run_id
+)
+SELECT
+    q.run_id,
+    q.scorer,
+    q.qid,
+    q.run_index,
+    q.task,
+    q.precision,
+    q.recall,
+    q.f1,
+    q.exact_match,
+    CASE WHEN q.scorer = 'authors_text' THEN q.note END AS prediction_source
+FROM question_scores AS q
+JOIN pick AS p ON p.run_id = q.run_id AND p.scorer = q.scorer;
+
+COMMENT ON VIEW text_scorer_rows IS 'Per-result rows of the authors'' text scorer (question_scores scorer authors_text, named here and nowhere else); for a run without such rows its set_f1 rows stand in. Read by summary_reconciliation for scores.json files without per_question.jsonl.';
+COMMENT ON COLUMN text_scorer_rows.run_id IS 'Run of the result.';
+COMMENT ON COLUMN text_scorer_rows.scorer IS 'authors_text, or set_f1 where the run has no authors_text rows.';
+COMMENT ON COLUMN text_scorer_rows.qid IS 'Question id.';
+COMMENT ON COLUMN text_scorer_rows.run_index IS '1-based run number.';
+COMMENT ON COLUMN text_scorer_rows.task IS 'Task of the question.';
+COMMENT ON COLUMN text_scorer_rows.precision IS 'Set precision of the run in [0, 1].';
+COMMENT ON COLUMN text_scorer_rows.recall IS 'Set recall of the run in [0, 1].';
+COMMENT ON COLUMN text_scorer_rows.f1 IS 'Set F1 of the run in [0, 1].';
+COMMENT ON COLUMN text_scorer_rows.exact_match IS '1 when prediction and gold sets are equal.';
+COMMENT ON COLUMN text_scorer_rows.prediction_source IS 'The run''s prediction source (finish_tool_call, no_prediction, ...) from the note of authors_text rows; NULL for set_f1 stand-ins.';
