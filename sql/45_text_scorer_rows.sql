@@ -2,8 +2,10 @@
 -- stand for the authors' text scorer (clinseekagent/scoring/score_text.py
 -- extract_finish_predictions_with_source + f1_score) wherever a view needs them without an
 -- authors' per_question.jsonl (summary_reconciliation of scores.json files).
--- Expected: scorer 'authors_text', one row per result, prediction_source in the note column.
--- Until a run has such rows its set_f1 rows stand in (no prediction_source then).
+-- Scorer 'authors_text' (etl/scoring.py, computed for every result at normalize time), one
+-- row per result with its question_scores.prediction_source. A run without such rows (a
+-- warehouse built before that scorer existed) falls back to its set_f1 rows, which carry no
+-- prediction_source.
 
 CREATE OR REPLACE VIEW text_scorer_rows AS
 WITH pick AS (
@@ -24,7 +26,7 @@ SELECT
     q.recall,
     q.f1,
     q.exact_match,
-    CASE WHEN q.scorer = 'authors_text' THEN q.note END AS prediction_source
+    CASE WHEN q.scorer = 'authors_text' THEN q.prediction_source END AS prediction_source
 FROM question_scores AS q
 JOIN pick AS p ON p.run_id = q.run_id AND p.scorer = q.scorer;
 
@@ -38,4 +40,4 @@ COMMENT ON COLUMN text_scorer_rows.precision IS 'Set precision of the run in [0,
 COMMENT ON COLUMN text_scorer_rows.recall IS 'Set recall of the run in [0, 1].';
 COMMENT ON COLUMN text_scorer_rows.f1 IS 'Set F1 of the run in [0, 1].';
 COMMENT ON COLUMN text_scorer_rows.exact_match IS '1 when prediction and gold sets are equal.';
-COMMENT ON COLUMN text_scorer_rows.prediction_source IS 'The run''s prediction source (finish_tool_call, no_prediction, ...) from the note of authors_text rows; NULL for set_f1 stand-ins.';
+COMMENT ON COLUMN text_scorer_rows.prediction_source IS 'The run''s prediction source (finish_tool_call, finish_parse_error, finish_tool_call_non_list, no_prediction) of authors_text rows (question_scores.prediction_source); NULL for set_f1 stand-ins.';
