@@ -8,7 +8,7 @@ import orjson
 
 from etl import scoring_mm, scoring_text_runs
 from etl.extract import Emitter, FileInfo, register
-from etl.normalize import json_text, normalize_record, qid_of, run_index_of
+from etl.normalize import normalize_record, qid_of, run_index_of
 from etl.read import EXCERPT_CHARS, JsonlReader, Line, excerpt_of
 
 CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
@@ -86,18 +86,16 @@ def authors_rules(record: dict[str, object], result: dict[str, object],
                   benchmark: str | None, scores: list[dict[str, object]]) -> None:
     """The authors' rules beside the project's own (issue 11): score_text.py's per-run tool
     statistics on every result; for mm_bench the multimodal scorer's prediction, gold and
-    score (authors_mm_set), for the text benchmarks the legacy scorer's score."""
+    score (authors_mm_set rows), for the text benchmarks the legacy scorer's score."""
     result["authors_tool_calls"], result["authors_browser_calls"], result["authors_turns"] = (
         scoring_text_runs.run_stats(record))
     key = {"qid": result["qid"], "run_index": result["run_index"], "rec_no": result["rec_no"],
            "task": result.get("task"), "line_no": result["line_no"]}
     if benchmark == "mm_bench":
-        prediction, note = scoring_mm.extract_prediction(record)
-        row = scoring_mm.score_record(record, (prediction, note))
-        # results' prediction columns follow the multimodal scorer's rules for mm_bench
-        result["prediction"] = None if note == "no_finish_call" else json_text(prediction)
-        result["prediction_items"] = row["prediction_strs"]
-        result["gold"] = row["gold_names"]
+        # The multimodal scorer's prediction lives in this row's prediction_strs / gold_names;
+        # results.prediction keeps the project's rule, which archive_diff compares (under the
+        # mm rule an old run's ehr_finish calls are no finish calls at all).
+        row = scoring_mm.score_record(record)
     else:
         row = scoring_text_runs.legacy_score(record)
     scores.append({**key, **row})
