@@ -208,10 +208,12 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
 
         ingest_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
         started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        plan = BuildPlan(root=root, db=db, disc=disc, loadable=loadable, preferred=preferred,
+                         secondary=secondary, staged=staged, entries=entries, todo=todo,
+                         index=index, cache_root=cache_root, parser=parser,
+                         signature=signature, content=content)
         try:
-            summary = _build(root, db, options, summary, disc, loadable, preferred, secondary,
-                             staged, entries, todo, index, cache_root, parser, signature,
-                             ingest_id, started_at, content)
+            summary = _build(plan, options, summary, ingest_id, started_at)
         except KeyboardInterrupt:
             _save_interrupted(cache_root, index, staged, loadable, parser, ingest_id,
                               options)
@@ -220,13 +222,33 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
     return summary
 
 
-def _build(root: Path, db: Path, options: IngestOptions, summary: IngestSummary,
-           disc: Discovery, loadable: list[FileInfo], preferred: list[FileInfo],
-           secondary: list[FileInfo], staged: dict[str, StageResult],
-           entries: dict[str, Any], todo: list[FileInfo], index: dict[str, Any],
-           cache_root: Path, parser: str, signature: dict[str, Any], ingest_id: str,
-           started_at: dt.datetime, content: dict[str, Any]) -> IngestSummary:
+@dataclass
+class BuildPlan:
+    """What run_ingest found before building: the tree, the cache and what it still holds."""
+
+    root: Path
+    db: Path
+    disc: Discovery
+    loadable: list[FileInfo]
+    preferred: list[FileInfo]  # staged first (see etl.cache.split_preferred)
+    secondary: list[FileInfo]
+    staged: dict[str, StageResult]  # filled as files are staged or found in the cache
+    entries: dict[str, Any]  # cache index entries usable by this ingest ({} with --full)
+    todo: list[FileInfo]  # preferred files the cache does not hold
+    index: dict[str, Any]  # the cache index as of the last ingest
+    cache_root: Path
+    parser: str
+    signature: dict[str, Any]
+    content: dict[str, Any]
+
+
+def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, ingest_id: str,
+           started_at: dt.datetime) -> IngestSummary:
     """Stage what is not cached, build the new database and publish it (run under the lock)."""
+    root, db, disc, loadable = plan.root, plan.db, plan.disc, plan.loadable
+    staged, entries, todo, index = plan.staged, plan.entries, list(plan.todo), plan.index
+    cache_root, parser, content = plan.cache_root, plan.parser, plan.content
+    preferred, secondary = plan.preferred, plan.secondary
     t0 = time.perf_counter()
     try:
         # Two rounds: the preferred copies of each run first, then the other copies,
@@ -295,7 +317,7 @@ def _build(root: Path, db: Path, options: IngestOptions, summary: IngestSummary,
         "files": {fid: _index_entry(by_id[fid], res, options, parser)
                   for fid, res in staged.items()},
         "ingests": history_out[-1000:],
-        "last": signature,
+        "last": plan.signature,
     }
     write_index(cache_root, new_index)
     prune_cache(cache_root, {r.cache_dir for r in staged.values()})
