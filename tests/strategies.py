@@ -8,9 +8,11 @@ never by calling the production code:
 
 - a line that is not one or more JSON objects (truncated, an array, a scalar, garbage, too
   deep to parse) is one `error` reject and loads nothing;
-- a line that parses after a lossless repair (two objects `}{`, NaN / Infinity / a number
-  beyond a double / an integer too long to convert -> null, invalid UTF-8 and lone
-  surrogates -> U+FFFD) loads each object and is listed as `repaired`;
+- a line that parses after a lossless repair (two objects `}{`, a number beyond a double /
+  an integer too long to convert -> null, invalid UTF-8 and lone surrogates -> U+FFFD)
+  loads each object and is listed as `repaired`;
+- a bare NaN / Infinity / -Infinity is what Python's json.dumps writes (the writer's own
+  default): writer-valid, loaded as null, not damage (no reject);
 - blank lines, a BOM, CRLF and a missing final newline are not damage;
 - an object loads when it has a qid (a non-blank string or an integer) and a usable
   run_index (missing or null -> 1; an integer, integral float or digit string in
@@ -59,8 +61,8 @@ def _deep(depth: int) -> Raw:
 
 
 SPECIAL_NUMBERS = [
-    Raw(b"NaN", None, "repair"), Raw(b"Infinity", None, "repair"),
-    Raw(b"-Infinity", None, "repair"), Raw(b"1e400", None, "repair"),
+    Raw(b"NaN", None, None), Raw(b"Infinity", None, None),
+    Raw(b"-Infinity", None, None), Raw(b"1e400", None, "repair"),
     Raw(b"-1e400", None, "repair"), Raw(b"9" * 5000, None, "repair"),
     # Beyond 64 bits: orjson refuses it, the stdlib reads it exactly: clean, but no
     # INTEGER / BIGINT column and no double holds the 400-digit one.
@@ -219,8 +221,8 @@ def run_index_value(present: bool, value: Any) -> tuple[bool, int | None]:
 QIDS = ["q1", "q2", "q3", "Q-\u00e9", "q\u2028x", 7]
 GOOD_QIDS = st.sampled_from(QIDS)
 BAD_QIDS = st.sampled_from([None, "", "   ", [], True, 1.5, {"id": "q1"}, Raw(b"NaN", None,
-                                                                           "repair")])
-GOOD_RUN_INDEX = st.sampled_from([1, 1, 2, 3, "2", 2.0, None, Raw(b"NaN", None, "repair"),
+                                                                           None)])
+GOOD_RUN_INDEX = st.sampled_from([1, 1, 2, 3, "2", 2.0, None, Raw(b"NaN", None, None),
                                   Raw(b"1e400", None, "repair")])
 BAD_RUN_INDEX = st.sampled_from([0, -1, 2**31, 2**40, True, "x", 1.5, [1], "3.5",
                                  Raw(b"1" + b"0" * 29, 10**29, None)])
