@@ -107,7 +107,7 @@ WHERE NOT (lr.score_source IN ('scored', 'rescored') AND a.score IS NULL
                          AND g.run_index = res.run_index AND g.scorer = 'authors_mm_set'
                          AND g.route = 'no_gold'));
 
-COMMENT ON VIEW leaderboard_result_scores IS 'One score per result (run_id, qid, run_index) of a leaderboard run: source_score is the row of the run''s score_source (set_f1: f1; scored/rescored: unified score = f1 for set rows, correct for llm_judge rows, 0 for incomplete rows), NULL when that scorer has no row; score is source_score with error and incomplete results and unscored results set to 0.';
+COMMENT ON VIEW leaderboard_result_scores IS 'One score per result (run_id, qid, run_index) of a leaderboard run: source_score is the row of the run''s score_source (set_f1: f1; scored/rescored: unified score = f1 for set rows, correct for llm_judge rows, 0 for incomplete rows), NULL when that scorer has no row; score is source_score with error and incomplete results and unscored results set to 0. Multimodal questions with empty gold, which the authors'' scorer skips (authors_mm_set route no_gold), are left out of runs scored from the authors'' rows.';
 COMMENT ON COLUMN leaderboard_result_scores.run_id IS 'Leaderboard run of the result (see leaderboard_runs).';
 COMMENT ON COLUMN leaderboard_result_scores.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN leaderboard_result_scores.mode IS 'agentic or oneshot.';
