@@ -188,7 +188,7 @@ SELECT
 FROM leaderboard_result_scores_all
 WHERE is_default;
 
-COMMENT ON VIEW leaderboard_result_scores IS 'One score per result (run_id, qid, run_index) of a leaderboard run by its default scorer (leaderboard_runs.score_source): leaderboard_result_scores_all where is_default. authors_text (text benchmarks): the authors'' F1, status not consulted; scored/rescored (mm_bench): unified score, error and incomplete results 0; set_f1: f1, error and incomplete results 0; unscored results 0.';
+COMMENT ON VIEW leaderboard_result_scores IS 'One score per result (run_id, qid, run_index) of a leaderboard run by its default scorer (leaderboard_runs.score_source): leaderboard_result_scores_all where is_default. authors_text (text benchmarks): the authors'' F1, status not consulted; scored/rescored (mm_bench): unified score, error and incomplete results 0; set_f1: f1, error and incomplete results 0; unscored results 0. Multimodal questions with empty gold, which the authors'' scorer skips (authors_mm_set route no_gold), are left out of runs scored from the authors'' rows.';
 COMMENT ON COLUMN leaderboard_result_scores.run_id IS 'Leaderboard run of the result (see leaderboard_runs).';
 COMMENT ON COLUMN leaderboard_result_scores.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN leaderboard_result_scores.mode IS 'agentic or oneshot.';
