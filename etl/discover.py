@@ -349,7 +349,11 @@ def skipped_directory_reason(name: str, path: Path) -> str | None:
     high would make runs out of their files."""
     if name.startswith("."):
         return "hidden directory: not walked (results never live in one)"
-    if (path / "pyvenv.cfg").is_file():
+    try:
+        is_venv = (path / "pyvenv.cfg").is_file()
+    except OSError:  # an unreadable directory: the walk itself reports it as a reject
+        return None
+    if is_venv:
         return "Python virtual environment (pyvenv.cfg): not walked"
     return None
 

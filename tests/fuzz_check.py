@@ -117,14 +117,25 @@ def check(tree: TreeSpec, con: duckdb.DuckDBPyConnection) -> None:
         "SELECT f.path, r.line_no, r.qid, r.run_index FROM results r "
         "JOIN files f USING (file_id)"))
     assert got_results == want_results, _diff("results", got_results, want_results)
-    got_set_f1 = Counter(rows(
-        "SELECT f.path, q.line_no, q.qid, q.run_index FROM question_scores q "
-        "JOIN files f USING (file_id) WHERE q.scorer = 'set_f1'"))
-    assert got_set_f1 == want_results, _diff("set_f1 scores", got_set_f1, want_results)
+    # Every loaded result has one row of each scorer computed here (DESIGN "Scores"): the
+    # authors' text scorer, its text-fallback option, the normalized set_f1, and the authors'
+    # benchmark-specific rule (authors_mm_set for mm_bench, authors_text_legacy otherwise).
+    for scorer in ("set_f1", "authors_text", "authors_text_fallback", "benchmark rule"):
+        where = ("q.scorer = ?" if scorer != "benchmark rule" else
+                 "q.scorer = CASE WHEN f.path LIKE 'mm_bench/%' THEN 'authors_mm_set' "
+                 "ELSE 'authors_text_legacy' END AND ? IS NOT NULL")
+        got = Counter(con.execute(
+            "SELECT f.path, q.line_no, q.qid, q.run_index FROM question_scores q "
+            f"JOIN files f USING (file_id) WHERE {where}", [scorer]).fetchall())
+        assert got == want_results, _diff(f"{scorer} scores", got, want_results)
     got_scores = Counter(rows(
         "SELECT f.path, q.line_no, q.qid, q.run_index FROM question_scores q "
-        "JOIN files f USING (file_id) WHERE q.scorer <> 'set_f1'"))
+        "JOIN files f USING (file_id) WHERE q.scorer IN ('scored', 'rescored', 'per_question')"))
     assert got_scores == want_scores, _diff("score rows", got_scores, want_scores)
+    n_other = rows("SELECT count(*) FROM question_scores WHERE scorer NOT IN ('set_f1', "
+                   "'authors_text', 'authors_text_fallback', 'authors_mm_set', "
+                   "'authors_text_legacy', 'scored', 'rescored', 'per_question')")[0][0]
+    assert n_other == 0, f"{n_other} score rows of an unknown scorer"
 
     got_dups = Counter({path: n for path, n in rows(
         "SELECT path, n_duplicates FROM files WHERE n_duplicates > 0")})
