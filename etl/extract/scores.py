@@ -55,7 +55,9 @@ def _extra(obj: dict[str, Any], mapped: frozenset[str], prefix: str = "") -> dic
 
 
 def _extra_text(extra: dict[str, Any]) -> str | None:
-    return orjson.dumps(extra, default=str).decode() if extra else None
+    # normalize.json_text: the one JSON writer that also takes what orjson refuses (nesting
+    # deeper than 255, integers beyond 64 bits), so a leftover never costs its record
+    return normalize.json_text(extra) if extra else None
 
 
 def number_or_none(value: Any) -> float | None:
@@ -88,7 +90,7 @@ def text_or_none(value: Any) -> str | None:
 
 def list_text(value: Any) -> str | None:
     """A list field as compact JSON text (kept as written); None for anything else."""
-    return orjson.dumps(value, default=str).decode() if isinstance(value, list) else None
+    return normalize.json_text(value) if isinstance(value, list) else None
 
 
 def qid_of(obj: dict[str, Any]) -> str | None:
