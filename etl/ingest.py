@@ -129,6 +129,9 @@ def _post_load_hooks(options: IngestOptions) -> list:
         apply_views = None
     if apply_views is not None:
         hooks.append(apply_views)
+        # Paired comparisons read the leaderboard views, so they come after them.
+        from etl.comparison import build_comparisons
+        hooks.append(build_comparisons)
     return hooks
 
 
