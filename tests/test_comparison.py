@@ -147,3 +147,36 @@ def test_rebuild_gives_the_same_numbers() -> None:
     first = con.execute("SELECT * FROM paired_comparisons ORDER BY ALL").fetchall()
     build_comparisons(con)
     assert con.execute("SELECT * FROM paired_comparisons ORDER BY ALL").fetchall() == first
+
+
+def rank_groups(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    return dict(con.execute("SELECT model, rank_group FROM leaderboard_ranked").fetchall())
+
+
+def test_rank_groups_split_when_a_planted_model_is_clearly_better() -> None:
+    qids = [f"q{i:03d}" for i in range(60)]
+    # Three close models: every pair differs on a handful of questions only.
+    a = {q: (i % 4) / 4 for i, q in enumerate(qids)}
+    b = {q: s if i % 10 else max(0.0, s - 0.25) for i, (q, s) in enumerate(a.items())}
+    c = {q: s if i % 12 else max(0.0, s - 0.25) for i, (q, s) in enumerate(b.items())}
+    close = make_warehouse({("a", "agentic"): a, ("b", "agentic"): b, ("c", "agentic"): c})
+    assert rank_groups(close) == {"a": 1, "b": 1, "c": 1}
+    # Plant a model that beats each of them on 50 of 60 questions: it alone is group 1.
+    star = {q: min(1.0, s + 0.5) if i % 6 else s for i, (q, s) in enumerate(a.items())}
+    planted = make_warehouse({("a", "agentic"): a, ("b", "agentic"): b, ("c", "agentic"): c,
+                              ("star", "agentic"): star})
+    groups = rank_groups(planted)
+    assert groups["star"] == 1
+    assert groups["a"] == groups["b"] == groups["c"] == 2
+    row = comparison(planted, "star", "a")
+    assert row["p_adjusted"] < 0.05 and row["wins_a"] == 50
+
+
+def test_low_coverage_flag_and_common_board() -> None:
+    a = {q: 1.0 for q in QIDS}
+    b = {q: 0.0 for q in QIDS[:30]}  # a damaged run: 30 of 40 questions
+    con = make_warehouse({("a", "agentic"): a, ("b", "agentic"): b})
+    flags = dict(con.execute("SELECT model, low_coverage FROM leaderboard_ranked").fetchall())
+    assert flags == {"a": False, "b": True}
+    common = con.execute("SELECT model, n_questions FROM leaderboard_common ORDER BY model")
+    assert common.fetchall() == [("a", 30), ("b", 30)]
