@@ -53,21 +53,49 @@ LISTINGS: dict[str, Listing] = {
         ),
         "benchmark, mode, model, task_group, run_id",
     ),
+    # Model-level variants (--board): sql/75_honest_leaderboard.sql, sql/72_error_class.sql.
+    "ranked": Listing(
+        "leaderboard_ranked",
+        (
+            "benchmark", "mode", "rank", "rank_group", "model", "n_questions", "score",
+            "ci_low", "ci_high", "present", "expected", "coverage", "low_coverage",
+            "score_source", "split", "run_id",
+        ),
+        "benchmark, mode, rank, model, run_id",
+    ),
+    "common": Listing(
+        "leaderboard_common",
+        (
+            "benchmark", "mode", "rank", "model", "n_questions", "score", "default_score",
+            "default_rank", "score_source", "run_id",
+        ),
+        "benchmark, mode, rank, model, run_id",
+    ),
+    "without_infra": Listing(
+        "leaderboard_without_infra_errors",
+        (
+            "benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low", "ci_high",
+            "n_infra_results", "default_score", "default_rank", "score_source", "run_id",
+        ),
+        "benchmark, mode, rank, model, run_id",
+    ),
 }
+BOARDS = {"default": "model", "ranked": "ranked", "common": "common",
+          "without-infra": "without_infra"}
 
 # Columns the human-readable formats (table, md) leave out: they identify the run, which the
 # other columns already do for a current leaderboard; csv/json keep them for tracing.
 TRACE_COLUMNS = ("split", "run_id")
 
 
-def fetch_leaderboard(
-    con: duckdb.DuckDBPyConnection,
-    by: str = "model",
-    benchmark: str | None = None,
-    mode: str | None = None,
-) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Rows of the leaderboard view chosen by `by` (model | task | group), filtered by
-    benchmark and mode when given. Returns (column names, rows)."""
+def leaderboard_query(
+    by: str = "model", benchmark: str | None = None, mode: str | None = None
+) -> tuple[list[str], str, list[Any]]:
+    """(columns, SQL, parameters) of the leaderboard listing `by` (a LISTINGS key), filtered
+    by benchmark and mode when given: the one home of the query, for the CLI and etl.api."""
+    if by not in LISTINGS:
+        raise ValueError(f"unknown leaderboard listing {by!r}; expected one of "
+                         f"{', '.join(LISTINGS)}")
     listing = LISTINGS[by]
     conditions = []
     params: list[Any] = []
@@ -82,8 +110,19 @@ def fetch_leaderboard(
     if conditions:
         sql += " WHERE " + " AND ".join(conditions)
     sql += f" ORDER BY {listing.order_by}"
-    rows = con.execute(sql, params).fetchall()
-    return list(listing.columns), rows
+    return list(listing.columns), sql, params
+
+
+def fetch_leaderboard(
+    con: duckdb.DuckDBPyConnection,
+    by: str = "model",
+    benchmark: str | None = None,
+    mode: str | None = None,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Rows of the leaderboard listing chosen by `by` (model | task | group | ranked | common |
+    without_infra), filtered by benchmark and mode when given. Returns (column names, rows)."""
+    columns, sql, params = leaderboard_query(by, benchmark, mode)
+    return columns, con.execute(sql, params).fetchall()
 
 
 def _fraction(value: float | None) -> Decimal | None:
@@ -110,7 +149,7 @@ def readable_rows(
             if name in TRACE_COLUMNS or name == "ci_high":
                 continue
             value = record[name]
-            if name == "score":
+            if name in ("score", "default_score", "coverage"):
                 cells.append(_fraction(value))
             elif name == "ci_low":
                 low, high = value, record["ci_high"]
@@ -153,6 +192,16 @@ def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
     help="Break scores down per task or per task group instead of one row per model.",
 )
 @click.option(
+    "--board",
+    type=click.Choice(list(BOARDS)),
+    default="default",
+    show_default=True,
+    help="ranked: with rank groups (runs not significantly different from the group's "
+    "leader share a group) and coverage flags; common: only the questions every run of the "
+    "board answered; without-infra: infrastructure errors (throttling, timeouts, "
+    "connection, SSL) left out instead of scored 0.",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(list(FORMATS)),
@@ -161,7 +210,7 @@ def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
     help="table and md round scores to 3 decimals; csv and json keep full precision.",
 )
 def leaderboard_command(
-    db: Path, benchmark: str | None, mode: str | None, by: str | None, fmt: str
+    db: Path, benchmark: str | None, mode: str | None, by: str | None, board: str, fmt: str
 ) -> None:
     """Print the leaderboard: current (not archived) runs of full splits, one row per
     benchmark, mode and model, ranked by score.
@@ -171,9 +220,11 @@ def leaderboard_command(
     authors' unified per-question scores where the run has them (see score_source). Errors
     and incomplete results score 0. 95% CI: normal approximation on per-question scores,
     clipped to [0, 1]."""
+    if by is not None and board != "default":
+        raise click.UsageError("--board applies to the per-model leaderboard; drop --by")
     con = open_read_only(db)
     try:
-        columns, rows = fetch_leaderboard(con, by or "model", benchmark, mode)
+        columns, rows = fetch_leaderboard(con, by or BOARDS[board], benchmark, mode)
     except duckdb.CatalogException as error:
         raise click.ClickException(
             f"{db} has no leaderboard views (built by an older ingest?); "
