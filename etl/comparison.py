@@ -53,9 +53,9 @@ def build_comparisons(con: duckdb.DuckDBPyConnection, seed: int = SEED,
         # One wide table per benchmark (a column per pair of it): PIVOT cannot take a bound
         # parameter in its source, so the benchmark's rows are selected into a table first.
         con.execute("CREATE OR REPLACE TEMP TABLE cmp_one AS SELECT pair, qid, task_group, "
-                    "task, qkey, d FROM cmp_pair_questions WHERE benchmark = ?", [benchmark])
+                    "task, qkey, d_fixed FROM cmp_pair_questions WHERE benchmark = ?", [benchmark])
         con.execute("CREATE OR REPLACE TEMP TABLE cmp_wide AS PIVOT cmp_one ON pair "
-                    "USING first(d) GROUP BY qid, task_group, task, qkey")
+                    "USING first(d_fixed) GROUP BY qid, task_group, task, qkey")
         _run(con, "comparison_bootstrap.sql", params)
     _run(con, "comparison_finish.sql", params)
     for table in ("cmp_question_scores", "cmp_pairs", "cmp_pair_questions", "cmp_intervals",
