@@ -168,3 +168,18 @@ def test_frames_with_and_without_pandas(demo_db: Path, tmp_path: Path) -> None:
                                  env={**env, "PYTHONPATH": str(site)})
     assert with_pandas.returncode == 0, with_pandas.stderr
     assert with_pandas.stdout.split() == ["pandas", "DataFrame"]
+
+
+def test_leaderboard_boards_share_the_api_query(demo_db: Path) -> None:
+    from etl.leaderboard import leaderboard_command
+
+    runner = CliRunner()
+    ranked = runner.invoke(leaderboard_command, ["--db", str(demo_db), "--board", "ranked",
+                                                 "--format", "json"])
+    assert ranked.exit_code == 0, ranked.output
+    with etl.open(demo_db, frames="arrow") as wh:
+        assert json.loads(ranked.stdout) == json.loads(json.dumps(
+            wh.leaderboard(by="ranked").to_pylist()))
+    clash = runner.invoke(leaderboard_command, ["--db", str(demo_db), "--board", "common",
+                                                "--by", "task"])
+    assert clash.exit_code == 2 and "drop --by" in clash.output
