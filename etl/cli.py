@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "ingest": "etl.ingest:ingest_command",
     "check": "etl.ingest:check_command",
     "leaderboard": "etl.leaderboard:leaderboard_command",
+    "compare": "etl.compare:compare_command",
     "query": "etl.query:query_command",
     "lineage": "etl.lineage:lineage_command",
     "export": "etl.export:export_command",

@@ -139,6 +139,7 @@ def _post_load_hooks(options: IngestOptions) -> list:
     # warehouse without its views or archive rows is not a success).
     from etl.archive import archive_rows
     from etl.best_at_k import add_best_at_k
+    from etl.comparison import build_comparisons
     from etl.load import _insert_rows
     from etl.views import apply_views
 
@@ -148,8 +149,9 @@ def _post_load_hooks(options: IngestOptions) -> list:
                 for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
         _insert_rows(con, "archive_runs", archive_rows(runs))
 
-    # best@k needs the loaded scores, and the views need its table
-    return [add_archives, add_best_at_k, apply_views]
+    # best@k needs the loaded scores, and the views need its table; the paired comparisons
+    # read the leaderboard views, so they come after them
+    return [add_archives, add_best_at_k, apply_views, build_comparisons]
 
 
 def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None = None,

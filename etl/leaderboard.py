@@ -26,7 +26,8 @@ class Listing:
     view: str
     columns: tuple[str, ...]
     order_by: str
-    all_scorers_view: str  # the same board for any scorer (column scorer), for --scorer
+    # the same board for any scorer (column scorer), for --scorer; None: default scorer only
+    all_scorers_view: str | None = None
 
 
 LISTINGS: dict[str, Listing] = {
@@ -57,29 +58,60 @@ LISTINGS: dict[str, Listing] = {
         "benchmark, mode, model, task_group, run_id",
         "leaderboard_by_group_all_scorers",
     ),
+    # Model-level variants (--board): sql/75_honest_leaderboard.sql, sql/72_error_class.sql.
+    "ranked": Listing(
+        "leaderboard_ranked",
+        (
+            "benchmark", "mode", "rank", "rank_group", "model", "n_questions", "score",
+            "ci_low", "ci_high", "present", "expected", "coverage", "low_coverage",
+            "score_source", "split", "run_id",
+        ),
+        "benchmark, mode, rank, model, run_id",
+    ),
+    "common": Listing(
+        "leaderboard_common",
+        (
+            "benchmark", "mode", "rank", "model", "n_questions", "score", "default_score",
+            "default_rank", "score_source", "run_id",
+        ),
+        "benchmark, mode, rank, model, run_id",
+    ),
+    "without_infra": Listing(
+        "leaderboard_without_infra_errors",
+        (
+            "benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low", "ci_high",
+            "n_infra_results", "default_score", "default_rank", "score_source", "run_id",
+        ),
+        "benchmark, mode, rank, model, run_id",
+    ),
 }
+BOARDS = {"default": "model", "ranked": "ranked", "common": "common",
+          "without-infra": "without_infra"}
 
 # Columns the human-readable formats (table, md) leave out: they identify the run, which the
 # other columns already do for a current leaderboard; csv/json keep them for tracing.
 TRACE_COLUMNS = ("split", "run_id")
 
 
-def fetch_leaderboard(
-    con: duckdb.DuckDBPyConnection,
-    by: str = "model",
-    benchmark: str | None = None,
-    mode: str | None = None,
+def leaderboard_query(
+    by: str = "model", benchmark: str | None = None, mode: str | None = None,
     scorer: str | None = None,
-) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Rows of the leaderboard view chosen by `by` (model | task | group), filtered by
-    benchmark and mode when given. Without scorer: each run's default scorer (the public
-    views); with one: that scorer's board (the *_all_scorers views; ranks within it).
-    Returns (column names, rows)."""
+) -> tuple[list[str], str, list[Any]]:
+    """(columns, SQL, parameters) of the leaderboard listing `by` (a LISTINGS key), filtered
+    by benchmark and mode when given: the one home of the query, for the CLI and etl.api.
+    Without scorer: each run's default scorer (the public views); with one: that scorer's
+    board (the *_all_scorers views; ranks within it), for the model / task / group listings."""
+    if by not in LISTINGS:
+        raise ValueError(f"unknown leaderboard listing {by!r}; expected one of "
+                         f"{', '.join(LISTINGS)}")
     listing = LISTINGS[by]
     conditions = []
     params: list[Any] = []
     view = listing.view
     if scorer is not None:
+        if listing.all_scorers_view is None:
+            raise ValueError(f"the {by} board is made with each run's default scorer; "
+                             "a scorer can be chosen for the model, task and group listings")
         view = listing.all_scorers_view
         conditions.append("scorer = ?")
         params.append(scorer)
@@ -94,8 +126,21 @@ def fetch_leaderboard(
     if conditions:
         sql += " WHERE " + " AND ".join(conditions)
     sql += f" ORDER BY {listing.order_by}"
-    rows = con.execute(sql, params).fetchall()
-    return list(listing.columns), rows
+    return list(listing.columns), sql, params
+
+
+def fetch_leaderboard(
+    con: duckdb.DuckDBPyConnection,
+    by: str = "model",
+    benchmark: str | None = None,
+    mode: str | None = None,
+    scorer: str | None = None,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Rows of the leaderboard listing chosen by `by` (model | task | group | ranked | common |
+    without_infra), filtered by benchmark and mode when given, by the given scorer (default:
+    each run's default scorer). Returns (column names, rows)."""
+    columns, sql, params = leaderboard_query(by, benchmark, mode, scorer)
+    return columns, con.execute(sql, params).fetchall()
 
 
 def _fraction(value: float | None) -> Decimal | None:
@@ -122,7 +167,7 @@ def readable_rows(
             if name in TRACE_COLUMNS or name == "ci_high":
                 continue
             value = record[name]
-            if name == "score":
+            if name in ("score", "default_score", "coverage"):
                 cells.append(_fraction(value))
             elif name == "ci_low":
                 low, high = value, record["ci_high"]
@@ -170,7 +215,17 @@ def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
     help="Show the board of this scorer instead of each run's default: authors_text (the "
     "benchmark authors' text scorer, the text default), authors_text_fallback (their "
     "--extract-text-answer-without-finish option), set_f1 (the normalized rule), or "
-    "scored / rescored (mm_bench authors' rows).",
+    "scored / rescored (mm_bench authors' rows). Not with --board.",
+)
+@click.option(
+    "--board",
+    type=click.Choice(list(BOARDS)),
+    default="default",
+    show_default=True,
+    help="ranked: with rank groups (runs not significantly different from the group's "
+    "leader share a group) and coverage flags; common: only the questions every run of the "
+    "board answered; without-infra: infrastructure errors (throttling, timeouts, "
+    "connection, SSL) left out instead of scored 0.",
 )
 @click.option(
     "--format",
@@ -182,7 +237,7 @@ def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
 )
 def leaderboard_command(
     db: Path, benchmark: str | None, mode: str | None, by: str | None, scorer: str | None,
-    fmt: str
+    board: str, fmt: str
 ) -> None:
     """Print the leaderboard: current (not archived) runs of full splits, one row per
     benchmark, mode and model, ranked by score.
@@ -194,9 +249,13 @@ def leaderboard_command(
     the run has them, else set_f1, errors and incomplete results scoring 0. The scorer
     column says which scorer made each number; --scorer shows another one. 95% CI: normal
     approximation on per-question scores, clipped to [0, 1]."""
+    if by is not None and board != "default":
+        raise click.UsageError("--board applies to the per-model leaderboard; drop --by")
+    if scorer is not None and board != "default":
+        raise click.UsageError("--board boards use each run's default scorer; drop --scorer")
     con = open_read_only(db)
     try:
-        columns, rows = fetch_leaderboard(con, by or "model", benchmark, mode, scorer)
+        columns, rows = fetch_leaderboard(con, by or BOARDS[board], benchmark, mode, scorer)
     except duckdb.CatalogException as error:
         raise click.ClickException(
             f"{db} has no leaderboard views (built by an older ingest?); "

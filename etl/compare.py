@@ -1,0 +1,83 @@
+"""`etl compare A B`: two leaderboard runs question by question, with the paired summary.
+
+A thin layer over etl.api.Warehouse.comparison (the queries live in sql/queries/); the
+output formats are those of `etl leaderboard` (etl/output.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from etl.api import OUTCOMES, Warehouse, WarehouseError
+from etl.leaderboard import DEFAULT_DB
+from etl.output import FORMATS, format_rows
+from etl.query import QueryRefused
+
+# Columns the readable formats (table, md) show; csv and json keep every column.
+READABLE = ("qid", "task", "gold", "prediction_a", "prediction_b", "score_a", "score_b",
+            "outcome", "error_class_a", "error_class_b")
+SCORE_COLUMNS = ("score_a", "score_b", "diff")
+
+
+def summary_line(run_a: str, run_b: str, summary: dict[str, Any] | None) -> str:
+    """One line: wins / losses / ties, diff with its interval, p (and Holm p when set)."""
+    if summary is None:
+        return f"{run_a} vs {run_b}: no paired statistics (no shared questions?)"
+    ci = ("" if summary["ci_low"] is None
+          else f" [95% CI {summary['ci_low']:+.3f}, {summary['ci_high']:+.3f}]")
+    adjusted = ("" if summary["p_adjusted"] is None
+                else f", Holm p = {summary['p_adjusted']:.4g}")
+    return (f"{run_a} vs {run_b}: n = {summary['n_shared']} shared, A wins "
+            f"{summary['wins_a']}, B wins {summary['wins_b']}, ties {summary['ties']}; "
+            f"diff = {summary['diff']:+.3f}{ci}; sign test p = {summary['p_value']:.4g}"
+            f"{adjusted}")
+
+
+def _rows(table: Any, fmt: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    columns = list(table.column_names)
+    if fmt in ("table", "md"):
+        columns = [c for c in READABLE if c in columns]
+    data = {c: table[c].to_pylist() for c in columns}
+    rows = list(zip(*(data[c] for c in columns), strict=True)) if columns else []
+    if fmt in ("table", "md"):
+        from decimal import Decimal
+        rows = [tuple(Decimal(f"{v:.3f}") if c in SCORE_COLUMNS and v is not None else v
+                      for c, v in zip(columns, row, strict=True)) for row in rows]
+    return columns, rows
+
+
+@click.command("compare")
+@click.argument("a")
+@click.argument("b")
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
+              show_default=True, help="Warehouse DuckDB file (opened read-only).")
+@click.option("--benchmark", default=None, help="Benchmark of both runs (needed when a model "
+              "name means several runs).")
+@click.option("--mode", default=None, help="Mode of both runs (agentic or oneshot).")
+@click.option("--mode-b", "mode_b", default=None,
+              help="Mode of B when it differs from --mode (agentic against one-shot).")
+@click.option("--only", type=click.Choice(["disagreements", *OUTCOMES]), default=None,
+              help="Only questions with this outcome (disagreements: one run scored higher).")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table",
+              show_default=True, help="table and md show the main columns rounded to 3 "
+              "decimals; csv and json keep every column at full precision.")
+def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str | None,
+                    mode_b: str | None, only: str | None, fmt: str) -> None:
+    """Compare two leaderboard runs A and B question by question.
+
+    A and B are run ids or model names (canonical key, display name or alias); a model name
+    needs --benchmark/--mode when it has several runs. Prints every question either run
+    answered (gold, both predictions, both scores, outcome, error classes), then a summary
+    line: wins / losses / ties, the mean difference with its 95% paired bootstrap interval
+    and the sign-test p (docs/STATISTICS.md). With csv/json the summary goes to stderr."""
+    try:
+        with Warehouse(db, frames="arrow") as wh:
+            result = wh.comparison(a, b, benchmark, mode, only, mode_b)
+    except (WarehouseError, QueryRefused) as error:
+        raise click.ClickException(str(error)) from error
+    columns, rows = _rows(result.questions, fmt)
+    click.echo(format_rows(columns, rows, fmt), nl=False)
+    click.echo(summary_line(result.run_a, result.run_b, result.summary),
+               err=fmt in ("csv", "json"))

@@ -1,0 +1,49 @@
+"""Paired comparisons of leaderboard runs, precomputed at ingest into `paired_comparisons`.
+
+A bootstrap is too slow for a view, so this post-load step runs the SQL of
+sql/load/comparison_*.sql once per ingest, after the views exist (it reads
+`leaderboard_question_scores`). The views of sql/70_comparison.sql read the table.
+Every number (the pairs, the Poisson bootstrap and its hash-drawn weights, the sign test) is
+defined in docs/STATISTICS.md; tests/test_comparison.py recomputes them in pure Python."""
+
+from __future__ import annotations
+
+import duckdb
+
+from etl.schema import load_sql
+
+# The resampling scheme's two constants. Changing either changes every interval, so they are
+# recorded on each row (paired_comparisons.seed, .n_resamples).
+SEED = 13
+RESAMPLES = 1000
+
+def _run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, int]) -> None:
+    """Run every statement of sql/load/<name> (split by DuckDB's own parser), binding the
+    named parameters each one uses."""
+    for statement in con.extract_statements(load_sql(name)):
+        used = {key: params[key] for key in statement.named_parameters}
+        con.execute(statement, used or None)
+
+
+def build_comparisons(con: duckdb.DuckDBPyConnection, seed: int = SEED,
+                      resamples: int = RESAMPLES) -> None:
+    """Fill paired_comparisons from leaderboard_question_scores (replacing what it held)."""
+    params = {"seed": seed, "resamples": resamples}
+    con.execute("DELETE FROM paired_comparisons")
+    _run(con, "comparison_inputs.sql", params)
+    con.execute("CREATE OR REPLACE TEMP TABLE cmp_intervals (pair VARCHAR, scope VARCHAR, "
+                "task_group VARCHAR, task VARCHAR, ci_low DOUBLE, ci_high DOUBLE)")
+    benchmarks = [row[0] for row in con.execute(
+        "SELECT DISTINCT benchmark FROM cmp_pair_questions ORDER BY benchmark").fetchall()]
+    for benchmark in benchmarks:
+        # One wide table per benchmark (a column per pair of it): PIVOT cannot take a bound
+        # parameter in its source, so the benchmark's rows are selected into a table first.
+        con.execute("CREATE OR REPLACE TEMP TABLE cmp_one AS SELECT pair, qid, task_group, "
+                    "task, qkey, d_fixed FROM cmp_pair_questions WHERE benchmark = ?", [benchmark])
+        con.execute("CREATE OR REPLACE TEMP TABLE cmp_wide AS PIVOT cmp_one ON pair "
+                    "USING first(d_fixed) GROUP BY qid, task_group, task, qkey")
+        _run(con, "comparison_bootstrap.sql", params)
+    _run(con, "comparison_finish.sql", params)
+    for table in ("cmp_question_scores", "cmp_pairs", "cmp_pair_questions", "cmp_intervals",
+                  "cmp_one", "cmp_wide", "cmp_boot_task", "cmp_boot_wide"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")  # fixed names, not data

@@ -1,0 +1,44 @@
+-- Inputs of the paired comparisons (etl/comparison.py), as temp tables: the per-question
+-- scores once (the view is costly), the pairs, and the shared questions of each pair with
+-- the hash key of the question that draws its bootstrap weights.
+CREATE OR REPLACE TEMP TABLE cmp_question_scores AS
+SELECT run_id, benchmark, mode, model, qid, task, task_group, score
+FROM leaderboard_question_scores;
+
+CREATE OR REPLACE TEMP TABLE cmp_pairs AS
+WITH runs AS (SELECT DISTINCT run_id, benchmark, mode, model FROM cmp_question_scores),
+pairs AS (
+    SELECT 'model' AS kind, a.*, b.run_id AS run_b, b.mode AS mode_b, b.model AS model_b
+    FROM runs AS a JOIN runs AS b
+        ON a.benchmark = b.benchmark AND a.mode = b.mode AND a.run_id < b.run_id
+    UNION ALL
+    SELECT 'mode' AS kind, a.*, b.run_id AS run_b, b.mode AS mode_b, b.model AS model_b
+    FROM runs AS a JOIN runs AS b
+        ON a.benchmark = b.benchmark AND a.model = b.model
+        AND a.mode = 'agentic' AND b.mode = 'oneshot'
+)
+SELECT
+    -- The pivot column name of the pair: built from a row number, never from data.
+    'p' || lpad(CAST(row_number() OVER (ORDER BY kind, run_id, run_b) AS VARCHAR), 6, '0')
+        AS pair,
+    kind, benchmark, run_id AS run_a, mode AS mode_a, model AS model_a, run_b, mode_b, model_b
+FROM pairs;
+
+CREATE OR REPLACE TEMP TABLE cmp_pair_questions AS
+SELECT
+    p.pair,
+    p.benchmark,
+    a.qid,
+    -- '' stands for a missing label so every later join is an equality join.
+    coalesce(a.task_group, '') AS task_group,
+    coalesce(a.task, '') AS task,
+    a.score AS score_a,
+    b.score AS score_b,
+    a.score - b.score AS d,
+    -- d in fixed point (units of 2^-40): integer sums are exact in any order, so a rebuild
+    -- gives bit-identical intervals however DuckDB splits the work between threads.
+    CAST(round((a.score - b.score) * 1099511627776) AS BIGINT) AS d_fixed,
+    CAST('0x' || left(md5(CAST($seed AS VARCHAR) || ':' || a.qid), 8) AS UBIGINT) AS qkey
+FROM cmp_pairs AS p
+JOIN cmp_question_scores AS a ON a.run_id = p.run_a
+JOIN cmp_question_scores AS b ON b.run_id = p.run_b AND b.qid = a.qid;

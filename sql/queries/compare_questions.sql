@@ -1,0 +1,54 @@
+-- Per-question comparison of two leaderboard runs ($run_a, $run_b): every question either
+-- answered, with the gold, both predictions (first run_index), both scores and the outcome.
+WITH a AS (
+    SELECT q.qid, q.task_group, q.task, q.score, q.n_runs
+    FROM leaderboard_question_scores AS q WHERE q.run_id = $run_a
+),
+b AS (
+    SELECT q.qid, q.task_group, q.task, q.score, q.n_runs
+    FROM leaderboard_question_scores AS q WHERE q.run_id = $run_b
+),
+first_results AS (
+    SELECT
+        run_id, qid,
+        arg_min(gold, run_index) AS gold,
+        arg_min(prediction, run_index) AS prediction,
+        arg_min(status, run_index) AS status
+    FROM results
+    WHERE run_id IN ($run_a, $run_b)
+    GROUP BY run_id, qid
+),
+classes AS (
+    SELECT run_id, qid, arg_min(error_class, run_index) AS error_class
+    FROM result_error_class
+    WHERE run_id IN ($run_a, $run_b)
+    GROUP BY run_id, qid
+)
+SELECT
+    coalesce(a.qid, b.qid) AS qid,
+    coalesce(a.task_group, b.task_group) AS task_group,
+    coalesce(a.task, b.task) AS task,
+    coalesce(ra.gold, rb.gold) AS gold,
+    ra.prediction AS prediction_a,
+    rb.prediction AS prediction_b,
+    a.score AS score_a,
+    b.score AS score_b,
+    a.score - b.score AS diff,
+    CASE
+        WHEN a.qid IS NULL THEN 'only_b'
+        WHEN b.qid IS NULL THEN 'only_a'
+        WHEN a.score - b.score > 1e-12 THEN 'a_better'
+        WHEN b.score - a.score > 1e-12 THEN 'b_better'
+        ELSE 'tie'
+    END AS outcome,
+    ra.status AS status_a,
+    rb.status AS status_b,
+    ca.error_class AS error_class_a,
+    cb.error_class AS error_class_b
+FROM a
+FULL OUTER JOIN b ON b.qid = a.qid
+LEFT JOIN first_results AS ra ON ra.run_id = $run_a AND ra.qid = coalesce(a.qid, b.qid)
+LEFT JOIN first_results AS rb ON rb.run_id = $run_b AND rb.qid = coalesce(a.qid, b.qid)
+LEFT JOIN classes AS ca ON ca.run_id = $run_a AND ca.qid = coalesce(a.qid, b.qid)
+LEFT JOIN classes AS cb ON cb.run_id = $run_b AND cb.qid = coalesce(a.qid, b.qid)
+ORDER BY task_group, task, qid
