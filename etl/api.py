@@ -92,10 +92,11 @@ class Warehouse:
 
     # -- the questions researchers ask -------------------------------------------------
     def leaderboard(self, benchmark: str | None = None, mode: str | None = None,
-                    by: str = "model") -> Any:
+                    by: str = "model", scorer: str | None = None) -> Any:
         """The leaderboard listing of `etl leaderboard`: by = model | task | group | ranked |
-        common | without_infra."""
-        _, sql, params = leaderboard_query(by, benchmark, mode)
+        common | without_infra; scorer (model / task / group only): that scorer's board
+        instead of each run's default (authors_text, authors_text_fallback, set_f1, ...)."""
+        _, sql, params = leaderboard_query(by, benchmark, mode, scorer)
         return self.sql(sql, params)
 
     def results(self, benchmark: str | None = None, mode: str | None = None,
