@@ -1,0 +1,70 @@
+"""A Warehouse that follows the file: an ingest publishes by renaming a new database over the
+old one, so before each request the file's identity (inode, mtime, size) is compared with the
+one that was opened, and a changed file is reopened. The old connection keeps reading the old
+inode until it is closed, so a request never sees a half-written file."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from etl.api import Warehouse, query_text
+
+
+def file_identity(path: Path) -> tuple[int, int, int, int]:
+    """What changes when a new file is renamed over `path` (or it is rewritten in place)."""
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+class ServeWarehouse(Warehouse):
+    """The read-only Warehouse with the explorer's queries (sql/queries/serve_*.sql)."""
+
+    def serve(self, name: str, **params: Any) -> pa.Table:
+        """Run sql/queries/serve_<name>.sql with named, bound parameters."""
+        return self.arrow(query_text(f"serve_{name}"), params)
+
+    def serve_rows(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self.serve(name, **params).to_pylist()
+
+
+class LiveWarehouse:
+    """One open ServeWarehouse shared by the requests, reopened when the file changes.
+
+    DuckDB connections are not meant for concurrent use from threads, so requests take turns
+    (a lock): this is a local, single-user explorer."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._wh: ServeWarehouse | None = None
+        self._identity: tuple[int, int, int, int] | None = None
+        self.reopened = 0
+
+    def _refresh(self) -> ServeWarehouse:
+        identity = file_identity(self.path)
+        if self._wh is None or identity != self._identity:
+            fresh = ServeWarehouse(self.path, frames="arrow")
+            old, self._wh, self._identity = self._wh, fresh, identity
+            if old is not None:
+                old.close()
+                self.reopened += 1
+        return self._wh
+
+    @contextmanager
+    def use(self) -> Iterator[ServeWarehouse]:
+        """The warehouse of the current file, held for the duration of one request."""
+        with self._lock:
+            yield self._refresh()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._wh is not None:
+                self._wh.close()
+                self._wh = None
