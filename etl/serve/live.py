@@ -49,12 +49,15 @@ class LiveWarehouse:
 
     def _refresh(self) -> ServeWarehouse:
         identity = file_identity(self.path)
-        if self._wh is None or identity != self._identity:
-            fresh = ServeWarehouse(self.path, frames="arrow")
-            old, self._wh, self._identity = self._wh, fresh, identity
-            if old is not None:
-                old.close()
-                self.reopened += 1
+        if self._wh is not None and identity != self._identity:
+            # Close first: DuckDB shares one database instance per path within a process,
+            # so a connection opened while the old one lives would read the old file.
+            self._wh.close()
+            self._wh = None
+            self.reopened += 1
+        if self._wh is None:
+            self._wh = ServeWarehouse(self.path, frames="arrow")
+            self._identity = identity
         return self._wh
 
     @contextmanager
