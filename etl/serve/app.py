@@ -164,7 +164,14 @@ HOME = ("Leaderboards", "/")
 
 
 def page_home(wh: ServeWarehouse, request: Request) -> Page:
-    boards = wh.serve_rows("boards")
+    counts: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in wh.memo("ranked"):
+        board = counts.setdefault((row["benchmark"], row["mode"]), {
+            "benchmark": row["benchmark"], "mode": row["mode"], "n_runs": 0,
+            "max_questions": 0})
+        board["n_runs"] += 1
+        board["max_questions"] = max(board["max_questions"], row["n_questions"] or 0)
+    boards = list(counts.values())
     return Page("home.html", "Leaderboards", [HOME], {
         "boards": Table.of(boards,
                            benchmark=lambda r: url("/board", benchmark=r["benchmark"],
@@ -181,20 +188,30 @@ def page_board(wh: ServeWarehouse, request: Request) -> Page:
                                                   mode=mode)]
     if scorer is not None and scorer not in scorers:
         raise NotFound(f"no scorer {scorer!r} for {benchmark} {mode}")
+    ranked = wh.board("ranked", benchmark, mode)
     if scorer is not None:
-        rows = wh.serve_rows("board_by_scorer", benchmark=benchmark, mode=mode, scorer=scorer,
-                             shared=shared)
+        scored = {r["run_id"]: r for r in wh.serve_rows(
+            "board_by_scorer", benchmark=benchmark, mode=mode, scorer=scorer, shared=shared,
+            n_runs=len(ranked))}
+        rows = [{"benchmark": benchmark, "mode": mode, "rank": None, "model": r["model"],
+                 "n_questions": scored.get(r["run_id"], {}).get("n_questions", 0),
+                 "score": scored.get(r["run_id"], {}).get("score"), "score_source": scorer,
+                 "default_score": r["score"], "default_score_source": r["score_source"],
+                 "display_name": r["display_name"], "run_id": r["run_id"]} for r in ranked]
+        rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0.0), r["run_id"]))
+        for position, row in enumerate(rows):
+            # rank() semantics: ties share the rank of the first of them.
+            same = position and rows[position - 1]["score"] == row["score"]
+            row["rank"] = rows[position - 1]["rank"] if same else position + 1
         note = (f"Scored by {scorer} for every run" + (", on the questions every run has"
                                                        if shared else "")
                 + "; no intervals or rank groups (those are computed for the default score"
                   " sources).")
     elif shared:
-        rows = wh.sql("SELECT * FROM leaderboard_common WHERE benchmark = ? AND mode = ? "
-                      "ORDER BY rank, run_id", [benchmark, mode]).to_pylist()
+        rows = wh.board("common", benchmark, mode)
         note = "Only the questions every run of the board answered (leaderboard_common)."
     else:
-        rows = wh.sql("SELECT * FROM leaderboard_ranked WHERE benchmark = ? AND mode = ? "
-                      "ORDER BY rank, run_id", [benchmark, mode]).to_pylist()
+        rows = ranked
         note = ("Default score source of each run; rank_group: runs not shown to differ "
                 "from their group's leader (Holm-adjusted sign test, leaderboard_ranked).")
     if not rows:
@@ -214,7 +231,7 @@ def page_board(wh: ServeWarehouse, request: Request) -> Page:
 
 def page_heatmap(wh: ServeWarehouse, request: Request) -> Page:
     benchmark, mode = _required(request, "benchmark", "mode")
-    cells = wh.serve_rows("heatmap", benchmark=benchmark, mode=mode)
+    cells = wh.board("by_task", benchmark, mode)
     if not cells:
         raise NotFound(f"no leaderboard for {benchmark} {mode}")
     tasks: list[str] = []
@@ -254,7 +271,11 @@ def _run(wh: ServeWarehouse, run_id: str) -> dict[str, Any]:
     rows = wh.serve_rows("run", run=run_id)
     if not rows:
         raise NotFound(f"no run {run_id!r}")
-    return rows[0]
+    run = rows[0]
+    board = [r for r in wh.memo("ranked") if r["run_id"] == run_id]
+    for name in ("score", "ci_low", "ci_high", "score_source", "rank", "rank_group"):
+        run[name] = board[0][name] if board else None
+    return run
 
 
 def page_questions(wh: ServeWarehouse, request: Request) -> Page:
@@ -281,6 +302,11 @@ def page_question(wh: ServeWarehouse, request: Request) -> Page:
         raise NotFound(f"no question {qid!r} in {benchmark}")
     answers = wh.serve_rows("question_answers", benchmark=benchmark, qid=qid)
     archived = wh.serve_rows("question_archived", benchmark=benchmark, qid=qid)
+    superseded = {r["archived_run_id"]: r for r in wh.memo("lineage")}
+    for row in archived:
+        lineage = superseded.get(row["run_id"], {})
+        row["superseded_by_run_id"] = lineage.get("superseded_by_run_id")
+        row["reason"] = lineage.get("reason")
     first = info[0]
     crumbs = [HOME]
     return Page("question.html", f"Question {qid}",
@@ -423,7 +449,7 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
 
 
 def page_lineage(wh: ServeWarehouse, request: Request) -> Page:
-    rows = wh.serve_rows("archive_lineage")
+    rows = wh.memo("lineage")
     return Page("table.html", "Archive lineage", [HOME, ("Archive lineage", "/lineage")],
                 {"lineage": Table.of(
                     rows, archived_run_id=lambda r: url("/lineage/diff",
@@ -437,8 +463,8 @@ def page_lineage(wh: ServeWarehouse, request: Request) -> Page:
 
 def page_lineage_diff(wh: ServeWarehouse, request: Request) -> Page:
     (archived,) = _required(request, "archived")
-    rows = wh.serve_rows("archive_diff", archived=archived)
-    lineage = [r for r in wh.serve_rows("archive_lineage") if r["archived_run_id"] == archived]
+    rows = [r for r in wh.memo("archive_diff") if r["archived_run_id"] == archived]
+    lineage = [r for r in wh.memo("lineage") if r["archived_run_id"] == archived]
     if not lineage:
         raise NotFound(f"no archived run {archived!r}")
     return Page("table.html", f"Archive {archived}",

@@ -47,4 +47,7 @@ def serve_command(db_path: Path, host: str, port: int) -> None:
         click.echo(f"etl serve: listening on {host}, not only loopback", err=True)
     click.echo(f"etl serve: http://{host}:{port}/ over {db_path} (read-only; Ctrl-C stops)",
                err=True)
-    uvicorn.run(create_app(db_path), host=host, port=port, log_level="warning")
+    app = create_app(db_path)
+    # The board-wide views take seconds on a full warehouse: compute them before serving.
+    app.state.live.warm()
+    uvicorn.run(app, host=host, port=port, log_level="warning")

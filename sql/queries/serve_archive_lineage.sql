@@ -1,2 +1,0 @@
--- Every archived run, what superseded it and how the answers changed (archive_lineage).
-SELECT * FROM archive_lineage ORDER BY benchmark, mode, model, archive_name
