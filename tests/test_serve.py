@@ -199,3 +199,40 @@ def test_follows_an_ingest_that_renames_a_new_file_over_the_db(demo_db: Path,
 def test_serve_refuses_a_missing_database(tmp_path: Path) -> None:
     proc = run_etl("serve", "--db", str(tmp_path / "nope.duckdb"), check=False)
     assert proc.returncode != 0 and "database not found" in proc.stderr
+
+
+# A 1x1 PNG, written out byte by byte (signature, IHDR, IDAT, IEND).
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cfc0f01f0005000201a5f6d1b6"
+    "0000000049454e44ae426082")
+
+
+def test_kept_images_are_served_and_only_safe_types(demo_db: Path, tmp_path: Path) -> None:
+    import base64
+
+    db = tmp_path / "w.duckdb"
+    shutil.copy(demo_db, db)
+    rows = _rows(db, "SELECT run_id, qid, run_index, msg_idx, block_idx FROM images "
+                     "ORDER BY ALL LIMIT 2")
+    assert len(rows) == 2
+    png, svg = rows
+    with duckdb.connect(str(db)) as con:
+        for row, media, data in ((png, "image/png", base64.b64encode(PNG).decode()),
+                                 (svg, "image/svg+xml", base64.b64encode(
+                                     b"<svg onload='alert(1)'/>").decode())):
+            con.execute("UPDATE images SET media_type = ?, data = ? WHERE run_id = ? AND "
+                        "qid = ? AND run_index = ? AND msg_idx = ? AND block_idx = ?",
+                        [media, data, row["run_id"], row["qid"], row["run_index"],
+                         row["msg_idx"], row["block_idx"]])
+    with running_server(db) as base:
+        key = {"run": png["run_id"], "qid": png["qid"], "index": png["run_index"]}
+        page = get(f"{base}/trajectory?{urlencode(key)}")[2].decode()
+        src = "/image?" + urlencode({**key, "msg": png["msg_idx"], "block": png["block_idx"]})
+        assert f'src="{src.replace("&", "&amp;")}"' in page
+        status, headers, body = get(base + src)
+        assert status == 200 and headers["content-type"] == "image/png" and body == PNG
+        bad = "/image?" + urlencode({"run": svg["run_id"], "qid": svg["qid"],
+                                     "index": svg["run_index"], "msg": svg["msg_idx"],
+                                     "block": svg["block_idx"]})
+        assert get(base + bad)[0] == 404
