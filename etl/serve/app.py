@@ -43,6 +43,7 @@ HERE = Path(__file__).parent
 PAGE_CHARS = 10_000  # one page of a long message or tool result
 COLLAPSE_CHARS = 1_500  # longer texts start collapsed
 SQL_MAX_ROWS = 1_000
+HTML_ROWS = 400  # rows of a table drawn in HTML unless ?all=1 (JSON and CSV hold all)
 REJECTS_PAGE = 500
 # Image types a browser renders without running anything (no SVG).
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -82,9 +83,10 @@ class Table:
         cols = columns if columns is not None else (list(rows[0]) if rows else [])
         return cls(cols, rows, links)
 
-    def cells(self) -> list[list[tuple[Any, str | None]]]:
+    def cells(self, limit: int | None = None) -> list[list[tuple[Any, str | None]]]:
+        rows = self.rows if limit is None else self.rows[:limit]
         return [[(row.get(c), self.links[c](row) if c in self.links else None)
-                 for c in self.columns] for row in self.rows]
+                 for c in self.columns] for row in rows]
 
 
 @dataclass
@@ -559,7 +561,10 @@ def render(env: Environment, page: Page, request: Request) -> Response:
     formats = {"json": url(request.url.path, **{**request.query_params, "format": "json"})}
     if page.tables:
         formats["csv"] = url(request.url.path, **{**request.query_params, "format": "csv"})
-    html = env.get_template(page.template).render(page=page, formats=formats, **page.context)
+    limit = None if request.query_params.get("all") == "1" else HTML_ROWS
+    everything = url(request.url.path, **{**request.query_params, "all": "1"})
+    html = env.get_template(page.template).render(page=page, formats=formats, row_limit=limit,
+                                                  all_rows_url=everything, **page.context)
     return HTMLResponse(html, status_code=page.status)
 
 
