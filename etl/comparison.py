@@ -8,8 +8,6 @@ defined in docs/STATISTICS.md; tests/test_comparison.py recomputes them in pure 
 
 from __future__ import annotations
 
-import re
-
 import duckdb
 
 from etl.schema import load_sql
@@ -19,23 +17,11 @@ from etl.schema import load_sql
 SEED = 13
 RESAMPLES = 1000
 
-_PARAM = re.compile(r"\$([a-z_]+)")
-
-
-def _statements(name: str) -> list[str]:
-    # Our own files: statements end with ';' at the end of a line.
-    text = load_sql(name)
-    return [s.strip() for s in re.split(r";\s*\n", text) if s.strip() and not _only_comments(s)]
-
-
-def _only_comments(statement: str) -> bool:
-    return all(not line.strip() or line.strip().startswith("--")
-               for line in statement.splitlines())
-
-
 def _run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, int]) -> None:
-    for statement in _statements(name):
-        used = {key: params[key] for key in set(_PARAM.findall(statement))}
+    """Run every statement of sql/load/<name> (split by DuckDB's own parser), binding the
+    named parameters each one uses."""
+    for statement in con.extract_statements(load_sql(name)):
+        used = {key: params[key] for key in statement.named_parameters}
         con.execute(statement, used or None)
 
 
@@ -53,9 +39,9 @@ def build_comparisons(con: duckdb.DuckDBPyConnection, seed: int = SEED,
         # One wide table per benchmark (a column per pair of it): PIVOT cannot take a bound
         # parameter in its source, so the benchmark's rows are selected into a table first.
         con.execute("CREATE OR REPLACE TEMP TABLE cmp_one AS SELECT pair, qid, task_group, "
-                    "task, qkey, d FROM cmp_pair_questions WHERE benchmark = ?", [benchmark])
+                    "task, qkey, d_fixed FROM cmp_pair_questions WHERE benchmark = ?", [benchmark])
         con.execute("CREATE OR REPLACE TEMP TABLE cmp_wide AS PIVOT cmp_one ON pair "
-                    "USING first(d) GROUP BY qid, task_group, task, qkey")
+                    "USING first(d_fixed) GROUP BY qid, task_group, task, qkey")
         _run(con, "comparison_bootstrap.sql", params)
     _run(con, "comparison_finish.sql", params)
     for table in ("cmp_question_scores", "cmp_pairs", "cmp_pair_questions", "cmp_intervals",

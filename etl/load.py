@@ -109,7 +109,8 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                 else None)
     if result_files:
         con.execute(load_sql("results.sql").format(
-            select=_select_for("results", redactions, exclude=("n_copies",))),
+            select=_select_for("results", redactions, exclude=("n_copies", "error_kind")),
+            error_kind=load_sql("error_kind.sql").strip()),
             {"files": result_files})
     # Trajectory text (tool results of up to 100k chars, patient timelines) lands in
     # strings too long for DuckDB's dictionary/FSST compression, which then stores them

@@ -24,10 +24,28 @@ from etl import __version__
 
 # Small read-only selects from the public views (the numbers are computed in sql/).
 QUERIES: dict[str, str] = {
+    # {scorer} is a fixed column expression chosen by load_report_data, never data.
     "leaderboard": (
-        "SELECT benchmark, mode, model, coalesce(display_name, model) AS display_name, "
-        "n_questions, score, ci_low, ci_high, rank, split FROM leaderboard "
-        "ORDER BY benchmark, mode, rank, model"
+        "SELECT r.benchmark, r.mode, r.model, coalesce(r.display_name, r.model) AS "
+        "display_name, r.n_questions, r.score, r.ci_low, r.ci_high, r.rank, r.split, "
+        "r.rank_group, r.present, r.expected, r.coverage, r.low_coverage, {scorer} AS scorer "
+        "FROM leaderboard_ranked AS r JOIN leaderboard AS l ON l.run_id = r.run_id "
+        "ORDER BY r.benchmark, r.mode, r.rank, r.model"
+    ),
+    "leaderboard_has_scorer": (
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'leaderboard' "
+        "AND column_name = 'scorer'"
+    ),
+    "paired_delta": (
+        "SELECT benchmark, model, scope, task_group, task, n_shared, delta, ci_low, ci_high, "
+        "p_adjusted, small_n FROM mode_delta_paired WHERE scope IN ('group', 'task') "
+        "ORDER BY benchmark, scope, task_group, task, model"
+    ),
+    "error_classes": (
+        "SELECT c.benchmark, c.mode, c.model, c.error_class, CAST(sum(c.n_results) AS BIGINT) "
+        "AS n_results FROM error_class_counts AS c JOIN leaderboard AS l ON l.run_id = c.run_id "
+        "GROUP BY c.benchmark, c.mode, c.model, c.error_class "
+        "ORDER BY c.benchmark, c.mode, c.model, c.error_class"
     ),
     "by_task": (
         "SELECT benchmark, mode, model, task, task_group, n_questions, score "
@@ -95,6 +113,8 @@ class ReportData:
     leaderboard: list[dict[str, Any]]
     by_task: list[dict[str, Any]]
     mode_delta: list[dict[str, Any]]
+    paired_delta: list[dict[str, Any]]
+    error_classes: list[dict[str, Any]]
     coverage: list[dict[str, Any]]
     coverage_counts: tuple[int, int]
     reconciliation: list[dict[str, Any]]
@@ -120,11 +140,17 @@ def load_report_data(db: Path) -> ReportData:
         raise ReportError(f"cannot open {db} read-only: {error}") from error
     try:
         ingest = _records(con, QUERIES["ingest"])
+        # The scorer column of the leaderboard when the warehouse has one, else score_source.
+        has_scorer = con.execute(QUERIES["leaderboard_has_scorer"]).fetchall()[0][0] > 0
+        leaderboard_sql = QUERIES["leaderboard"].format(
+            scorer="l.scorer" if has_scorer else "r.score_source")
         return ReportData(
             db=db,
-            leaderboard=_records(con, QUERIES["leaderboard"]),
+            leaderboard=_records(con, leaderboard_sql),
             by_task=_records(con, QUERIES["by_task"]),
             mode_delta=_records(con, QUERIES["mode_delta"]),
+            paired_delta=_records(con, QUERIES["paired_delta"]),
+            error_classes=_records(con, QUERIES["error_classes"]),
             coverage=_records(con, QUERIES["coverage"]),
             coverage_counts=tuple(con.execute(QUERIES["coverage_total"]).fetchall()[0]),
             reconciliation=_records(con, QUERIES["reconciliation"]),
@@ -220,16 +246,38 @@ def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> s
         return x0 + min(max(value, 0.0), 1.0) * BAR_PLOT_WIDTH
 
     colour = MODE_COLOURS.get(mode, OTHER_COLOUR)
+    width += 120  # room for the coverage label
     parts = [f'<svg id="{chart_id}" class="chart leaderboard-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
              f"<title>Leaderboard {esc(mode)}: score with 95% interval</title>"]
+    # Rank groups: a band behind each run of consecutive rows of one group.
+    bands: list[tuple[Any, int, int]] = []
+    for i, row in enumerate(rows):
+        group = row.get("rank_group")
+        if bands and bands[-1][0] == group:
+            bands[-1] = (group, bands[-1][1], i)
+        else:
+            bands.append((group, i, i))
+    for k, (group, first, last) in enumerate(bands):
+        y_band = top + first * (BAR_HEIGHT + BAR_GAP) - BAR_GAP / 2
+        h_band = (last - first + 1) * (BAR_HEIGHT + BAR_GAP)
+        parts.append(f'<rect class="rank-band{" alt" if k % 2 else ""}" x="0" '
+                     f'y="{y_band:.1f}" width="{width}" height="{h_band:.1f}" '
+                     f'data-rank-group="{esc(group)}"><title>rank group {esc(group)}: not '
+                     f"significantly different from the group's first run</title></rect>")
+        parts.append(f'<text class="rank-group-label" x="{width - 4}" '
+                     f'y="{y_band + 12:.1f}" text-anchor="end">group {esc(group)}</text>')
     parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, [i / 5 for i in range(6)], 0, 1)
     for i, row in enumerate(rows):
         y = top + i * (BAR_HEIGHT + BAR_GAP)
         score = row["score"] or 0.0
+        covered = f"{row.get('present')}/{row.get('expected')}"
         tip = (f"{row['display_name']} ({row['model']}): score {fmt_score(row['score'])}, "
                f"95% CI [{fmt_score(row['ci_low'])}, {fmt_score(row['ci_high'])}], "
-               f"n = {row['n_questions']}, rank {row['rank']}")
+               f"n = {row['n_questions']}, rank {row['rank']}, rank group "
+               f"{row.get('rank_group')}, coverage {covered}"
+               + (" (fewer questions than another run of this board)"
+                  if row.get("low_coverage") else ""))
         parts.append(f'<g class="bar-row" data-model="{esc(row["model"])}">')
         parts.append(f"<title>{esc(tip)}</title>")
         parts.append(f'<text class="label" x="{x0 - 8}" y="{y + BAR_HEIGHT - 4}" '
@@ -244,31 +292,52 @@ def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> s
                 f'<path class="ci" d="M{lo:.1f},{mid - 5}V{mid + 5}M{lo:.1f},{mid}H{hi:.1f}'
                 f'M{hi:.1f},{mid - 5}V{mid + 5}"/>')
         label_x = x(max(score, row["ci_high"] or 0.0)) + 6
+        flag = " ⚠ partial" if row.get("low_coverage") else ""
         parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}">'
-                     f'{fmt_score(row["score"])}</text>')
+                     f'{fmt_score(row["score"])}<tspan class="coverage'
+                     f'{" low-coverage" if flag else ""}" dx="6">n {esc(covered)}{flag}</tspan>'
+                     "</text>")
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
 
 
 def heatmap_chart(rows: list[dict[str, Any]], chart_id: str,
-                  display: dict[str, str]) -> str:
-    """Models (rows) x tasks (columns, grouped by task group), cell colour = score."""
-    tasks = sorted({(r["task_group"] or "", r["task"] or "") for r in rows})
-    models = sorted({r["model"] for r in rows}, key=lambda m: display.get(m, m).lower())
+                  display: dict[str, str], model_scores: dict[str, float] | None = None) -> str:
+    """Models (rows, best overall score first) x tasks (columns: task groups apart, tasks
+    of a group by mean score, best first), cell colour = score, value and n on hover."""
+    model_scores = model_scores or {}
+    task_means: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        task_means.setdefault((r["task_group"] or "", r["task"] or ""), []).append(
+            r["score"] or 0.0)
+    tasks = sorted(task_means, key=lambda t: (t[0], -sum(task_means[t]) / len(task_means[t]),
+                                              t[1]))
+    models = sorted({r["model"] for r in rows},
+                    key=lambda m: (-model_scores.get(m, 0.0), display.get(m, m).lower()))
     cells = {(r["model"], r["task"] or ""): r for r in rows}
     longest = max((len(task) for _, task in tasks), default=0)
-    header = min(HEAT_HEADER_MAX, round(16 + longest * LABEL_CHAR_WIDTH * 0.87))
-    width = HEAT_LABEL_WIDTH + len(tasks) * HEAT_CELL + 60
+    header = min(HEAT_HEADER_MAX, round(16 + longest * LABEL_CHAR_WIDTH * 0.87)) + 16
+    # x offset of each task column: a half-cell gap before each new task group.
+    offsets, gap, previous = [], 0.0, None
+    for group, _ in tasks:
+        if previous is not None and group != previous:
+            gap += HEAT_CELL / 2
+        offsets.append(HEAT_LABEL_WIDTH + len(offsets) * HEAT_CELL + gap)
+        previous = group
+    width = round(HEAT_LABEL_WIDTH + len(tasks) * HEAT_CELL + gap + 60)
     height = header + len(models) * HEAT_CELL + 10
     parts = [f'<svg id="{chart_id}" class="chart heatmap" role="img" width="{width}" '
              f'height="{height}" viewBox="0 0 {width} {height}">',
              "<title>Score per model and task</title>"]
     for j, (group, task) in enumerate(tasks):
-        cx = HEAT_LABEL_WIDTH + j * HEAT_CELL + HEAT_CELL / 2
+        cx = offsets[j] + HEAT_CELL / 2
         parts.append(f'<text class="task-label" transform="translate({cx:.1f},'
                      f'{header - 6}) rotate(-60)"><title>{esc(group)}</title>'
                      f"{esc(task)}</text>")
+        if j == 0 or tasks[j - 1][0] != group:
+            parts.append(f'<text class="group-label" x="{offsets[j]:.1f}" y="12">'
+                         f"{esc(group)}</text>")
     for i, model in enumerate(models):
         y = header + i * HEAT_CELL
         parts.append(f'<text class="label" x="{HEAT_LABEL_WIDTH - 8}" y="{y + HEAT_CELL - 7}" '
@@ -276,11 +345,11 @@ def heatmap_chart(rows: list[dict[str, Any]], chart_id: str,
         for j, (group, task) in enumerate(tasks):
             row = cells.get((model, task))
             score = row["score"] if row else None
-            x = HEAT_LABEL_WIDTH + j * HEAT_CELL
+            x = offsets[j]
             tip = (f"{display.get(model, model)} / {task} ({group}): "
                    + (f"{fmt_score(score)} over {row['n_questions']} questions" if row
                       else "no questions"))
-            parts.append(f'<rect class="cell" x="{x}" y="{y}" width="{HEAT_CELL - 1}" '
+            parts.append(f'<rect class="cell" x="{x:.1f}" y="{y}" width="{HEAT_CELL - 1}" '
                          f'height="{HEAT_CELL - 1}" fill="{heat_colour(score)}" '
                          f'data-model="{esc(model)}" data-task="{esc(task)}" '
                          f'data-score="{esc(score)}"><title>{esc(tip)}</title></rect>')
@@ -335,6 +404,102 @@ def delta_chart(rows: list[dict[str, Any]], chart_id: str, display: dict[str, st
     return "".join(parts)
 
 
+def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
+                       display: dict[str, str]) -> str:
+    """Agentic minus one-shot per model and cell, paired on shared questions: a dot at the
+    delta and a whisker for its 95% bootstrap interval; grey rows have n < 30."""
+    bound = max([abs(v) for r in rows for v in (r["ci_low"], r["ci_high"], r["delta"])
+                 if v is not None] + [0.05])
+    bound = min(1.0, -(-bound * 10 // 1) / 10)
+    row_height = 16
+    top = 8
+    label_width = BAR_LABEL_WIDTH + 150
+    height = top + len(rows) * row_height + 24
+    width = label_width + BAR_PLOT_WIDTH + 150
+    x0 = label_width
+
+    def x(value: float) -> float:
+        return x0 + (min(max(value, -bound), bound) + bound) / (2 * bound) * BAR_PLOT_WIDTH
+
+    ticks = [-bound, -bound / 2, 0.0, bound / 2, bound]
+    parts = [f'<svg id="{chart_id}" class="chart paired-delta-chart" role="img" '
+             f'viewBox="0 0 {width} {height}">',
+             "<title>Agentic minus one-shot per cell with 95% paired interval</title>"]
+    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
+    for i, row in enumerate(rows):
+        y = top + i * row_height + row_height / 2
+        name = display.get(row["model"], row["model"])
+        cell = row["task"] if row["scope"] == "task" else row["task_group"]
+        small = " small-n" if row["small_n"] else ""
+        tip = (f"{name} / {cell}: delta {fmt_delta(row['delta'])}, 95% CI "
+               f"[{fmt_delta(row['ci_low'])}, {fmt_delta(row['ci_high'])}], "
+               f"n = {row['n_shared']}" + (" (n < 30)" if row["small_n"] else ""))
+        parts.append(f'<g class="paired-delta{small}" data-model="{esc(row["model"])}" '
+                     f'data-cell="{esc(cell)}" data-delta="{esc(row["delta"])}" '
+                     f'data-ci-low="{esc(row["ci_low"])}" data-ci-high="{esc(row["ci_high"])}" '
+                     f'data-n="{esc(row["n_shared"])}"><title>{esc(tip)}</title>')
+        parts.append(f'<text class="label" x="{x0 - 8}" y="{y + 4:.1f}" text-anchor="end">'
+                     f"{esc(name)} · {esc(cell)}</text>")
+        if row["ci_low"] is not None and row["ci_high"] is not None:
+            parts.append(f'<path class="ci" d="M{x(row["ci_low"]):.1f},{y:.1f}'
+                         f'H{x(row["ci_high"]):.1f}"/>')
+        if row["delta"] is not None:
+            colour = POSITIVE_COLOUR if row["delta"] >= 0 else NEGATIVE_COLOUR
+            parts.append(f'<circle cx="{x(row["delta"]):.1f}" cy="{y:.1f}" r="4" '
+                         f'fill="{colour}"/>')
+        parts.append(f'<text class="value" x="{x0 + BAR_PLOT_WIDTH + 8}" y="{y + 4:.1f}">'
+                     f"{fmt_delta(row['delta'])} n={esc(row['n_shared'])}"
+                     f"{' ⚠' if row['small_n'] else ''}</text></g>")
+    zero = x(0.0)
+    parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
+                 f'y2="{height - 22}"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+ERROR_CLASS_COLOURS = {"none": "#d1d5db", "model": "#d97706", "infrastructure": "#dc2626",
+                       "other": "#6b7280"}
+
+
+def error_class_chart(rows: list[dict[str, Any]], chart_id: str,
+                      display: dict[str, str]) -> str:
+    """Per run (benchmark, mode, model): the share of its results in each error class."""
+    runs = _group(rows, "benchmark", "mode", "model")
+    top = 8
+    height = top + len(runs) * (BAR_HEIGHT + BAR_GAP) + 24
+    label_width = BAR_LABEL_WIDTH + 130
+    width = label_width + BAR_PLOT_WIDTH + 150
+    parts = [f'<svg id="{chart_id}" class="chart error-class-chart" role="img" '
+             f'viewBox="0 0 {width} {height}">',
+             "<title>Share of results per error class</title>"]
+    parts += _axis(label_width, BAR_PLOT_WIDTH, top - 4, height - 22,
+                   [i / 5 for i in range(6)], 0, 1)
+    for i, ((benchmark, mode, model), run_rows) in enumerate(runs.items()):
+        y = top + i * (BAR_HEIGHT + BAR_GAP)
+        total = sum(r["n_results"] for r in run_rows) or 1
+        counts = {r["error_class"]: r["n_results"] for r in run_rows}
+        parts.append(f'<text class="label" x="{label_width - 8}" y="{y + BAR_HEIGHT - 4}" '
+                     f'text-anchor="end">{esc(benchmark)} {esc(mode)} · '
+                     f"{esc(display.get(model, model))}</text>")
+        x = float(label_width)
+        for cls in ("none", "model", "infrastructure", "other"):
+            n = counts.get(cls, 0)
+            if not n:
+                continue
+            w = n / total * BAR_PLOT_WIDTH
+            parts.append(f'<rect class="error-segment" x="{x:.1f}" y="{y}" width="{w:.1f}" '
+                         f'height="{BAR_HEIGHT}" fill="{ERROR_CLASS_COLOURS[cls]}" '
+                         f'data-model="{esc(model)}" data-class="{esc(cls)}" data-count="{n}">'
+                         f"<title>{esc(model)}: {esc(cls)} {n} of {total} results</title></rect>")
+            x += w
+        failed = total - counts.get("none", 0)
+        parts.append(f'<text class="value" x="{label_width + BAR_PLOT_WIDTH + 8}" '
+                     f'y="{y + BAR_HEIGHT - 4}">{failed} failed: '
+                     f"{counts.get('infrastructure', 0)} infra</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def heat_legend() -> str:
     stops = "".join(f'<stop offset="{t / 4:.2f}" stop-color="{heat_colour(t / 4)}"/>'
                     for t in range(5))
@@ -363,15 +528,20 @@ def _leaderboard_section(data: ReportData, slugs: Slugs) -> str:
     parts = ['<section id="leaderboards"><h2>Leaderboards</h2>',
              '<p class="note">Current (not archived) runs of full splits. Score: mean over '
              "questions of the per-question score (set F1, or the authors' unified score "
-             "for mm_bench); whiskers: 95% normal-approximation interval.</p>"]
+             "for mm_bench); whiskers: 95% normal-approximation interval; n: questions "
+             "present / expected (⚠ partial: fewer than another run of the board). Bands: "
+             "rank groups, runs not significantly different from their group's first run "
+             "(Holm-adjusted paired sign test, docs/STATISTICS.md).</p>"]
     # One row per benchmark, its modes side by side, so the two modes read against each other.
     for (benchmark,), bench_rows in _group(data.leaderboard, "benchmark").items():
         parts.append('<div class="grid">')
         for (mode,), rows in _group(bench_rows, "mode").items():
             chart_id = slugs.make("leaderboard", benchmark, mode)
             splits = ", ".join(sorted({str(r["split"]) for r in rows}))
+            scorers = ", ".join(sorted({str(r.get("scorer")) for r in rows}))
             parts.append(f'<figure><figcaption><span class="mode {esc(mode)}">{esc(mode)}'
-                         f"</span> {esc(benchmark)} <small>({esc(splits)}, {len(rows)} models)"
+                         f"</span> {esc(benchmark)} <small>({esc(splits)}, {len(rows)} models, "
+                         f'scorer <span class="scorer">{esc(scorers)}</span>)'
                          f"</small></figcaption>{leaderboard_chart(rows, chart_id, str(mode))}"
                          "</figure>")
         parts.append("</div>")
@@ -383,11 +553,15 @@ def _heatmap_section(data: ReportData, slugs: Slugs, display: dict[str, str]) ->
     parts = ['<section id="heatmaps"><h2>Score per model and task</h2>', heat_legend()]
     if not data.by_task:
         parts.append('<p class="empty">No per-task scores.</p>')
+    scores = {(r["benchmark"], r["mode"], r["model"]): r["score"] or 0.0
+              for r in data.leaderboard}
     for (benchmark, mode), rows in _group(data.by_task, "benchmark", "mode").items():
         chart_id = slugs.make("heatmap", benchmark, mode)
+        board = {m: v for (b, md, m), v in scores.items() if (b, md) == (benchmark, mode)}
         parts.append(f'<figure class="scroll"><figcaption><span class="mode {esc(mode)}">'
-                     f"{esc(mode)}</span> {esc(benchmark)}</figcaption>"
-                     f"{heatmap_chart(rows, chart_id, display)}</figure>")
+                     f"{esc(mode)}</span> {esc(benchmark)} <small>models by score, task "
+                     "groups apart; hover a cell for its value and n</small></figcaption>"
+                     f"{heatmap_chart(rows, chart_id, display, board)}</figure>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -417,6 +591,45 @@ def _delta_section(data: ReportData, slugs: Slugs, display: dict[str, str]) -> s
                      f"{delta_chart(rows, chart_id, display)}"
                      f"<details><summary>per task group</summary>{table}</details></figure>")
     parts.append("</div></section>")
+    return "".join(parts)
+
+
+def _paired_delta_section(data: ReportData, slugs: Slugs, display: dict[str, str]) -> str:
+    parts = ['<section id="paired-delta"><h2>Agentic vs one-shot, paired, per group and task'
+             '</h2><p class="note">Agentic minus one-shot on the questions both runs answered: '
+             "dot = delta, whisker = 95% paired bootstrap interval; ⚠ = fewer than 30 shared "
+             "questions (mode_delta_paired).</p>"]
+    if not data.paired_delta:
+        parts.append('<p class="empty">No model has both modes.</p>')
+    for (benchmark,), rows in _group(data.paired_delta, "benchmark").items():
+        groups = [r for r in rows if r["scope"] == "group"]
+        tasks = [r for r in rows if r["scope"] == "task"]
+        parts.append(f"<figure><figcaption>{esc(benchmark)} <small>per task group</small>"
+                     f"</figcaption>"
+                     f"{paired_delta_chart(groups, slugs.make('paired-delta', benchmark), display)}"
+                     "</figure>")
+        chart = paired_delta_chart(tasks, slugs.make("paired-delta-task", benchmark), display)
+        parts.append(f"<details><summary>{esc(benchmark)} per task ({len(tasks)} cells, "
+                     f"{sum(bool(r['small_n']) for r in tasks)} with n &lt; 30)</summary>"
+                     f'<figure class="scroll">{chart}</figure></details>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _error_class_section(data: ReportData, slugs: Slugs, display: dict[str, str]) -> str:
+    legend = " ".join(f'<span class="swatch" style="background:{colour}"></span>{esc(cls)}'
+                      for cls, colour in ERROR_CLASS_COLOURS.items())
+    parts = ['<section id="error-classes"><h2>What went wrong, per model</h2>',
+             '<p class="note">Share of each leaderboard run\'s results per error class '
+             "(result_error_class): infrastructure = throttling, timeouts, connection, SSL and "
+             "server errors; model = no final answer, context overflow, unparseable output. "
+             f"{legend}</p>"]
+    if data.error_classes:
+        chart = error_class_chart(data.error_classes, slugs.make("errors"), display)
+        parts.append(f"<figure>{chart}</figure>")
+    else:
+        parts.append('<p class="empty">No results.</p>')
+    parts.append("</section>")
     return "".join(parts)
 
 
@@ -475,6 +688,7 @@ figure{margin:14px 0}figcaption{font-weight:600;margin-bottom:4px}
 .scroll{overflow-x:auto}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:4px 28px}
 svg.leaderboard-chart,svg.delta-chart{width:100%;height:auto;max-width:760px}
+svg.paired-delta-chart,svg.error-class-chart{width:100%;height:auto;max-width:980px}
 .note{color:#4b5563;margin:2px 0 8px}.empty{color:#6b7280;font-style:italic}.ok{color:#047857}
 .mode{display:inline-block;border-radius:4px;padding:0 6px;color:#fff;font-size:12px;
 background:#6b7280}
@@ -488,6 +702,11 @@ table{border-collapse:collapse;margin:6px 0;font-size:12.5px}
 th,td{border-bottom:1px solid #e5e7eb;padding:3px 8px;text-align:left}
 th{background:#f3f4f6}
 .warning-table td{background:#fffbeb}
+svg .rank-band{fill:#f8fafc}svg .rank-band.alt{fill:#eef2ff}
+svg .rank-group-label{fill:#6366f1;font-size:11px}svg .group-label{font-size:11px;fill:#4b5563}
+svg .coverage{fill:#6b7280;font-size:11px}svg .low-coverage{fill:#b45309;font-weight:600}
+svg .small-n text,svg .small-n circle{opacity:.55}
+.swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px}
 """
 
 # Nothing may be fetched: no script, no font, no image from elsewhere.
@@ -518,6 +737,8 @@ def render_report(data: ReportData) -> str:
         _leaderboard_section(data, slugs),
         _heatmap_section(data, slugs, display),
         _delta_section(data, slugs, display),
+        _paired_delta_section(data, slugs, display),
+        _error_class_section(data, slugs, display),
         _warnings_section(data),
         "</main></body></html>\n",
     ])

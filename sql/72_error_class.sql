@@ -10,33 +10,17 @@
 -- "[ERROR] <exception>" texts with status error.
 
 CREATE OR REPLACE VIEW result_error_class AS
-WITH texts AS (
+WITH kinds AS (
     SELECT
-        run_id, benchmark, mode, model, qid, run_index, status, stop_reason, error,
-        lower(coalesce(error, '')) AS e
-    FROM results
-),
-kinds AS (
-    SELECT
-        *,
-        CASE
-            WHEN status = 'success' AND error IS NULL THEN 'none'
-            WHEN regexp_matches(e, 'throttl|too many requests|rate.?limit|quota|\b429\b')
-                THEN 'throttling'
-            WHEN regexp_matches(e, 'context length|context window|too long|maximum context|too many tokens')
-                THEN 'context_length'
-            WHEN regexp_matches(e, 'ssl|certificate|eof occurred in violation') THEN 'ssl'
-            WHEN regexp_matches(e, 'timed out|timeout|deadline exceeded') THEN 'timeout'
-            WHEN regexp_matches(e, 'connection|reset by peer|broken pipe|remote end closed|name resolution|network is unreachable|max retries exceeded|no data in sse response')
-                THEN 'connection'
-            WHEN regexp_matches(e, 'internal server error|service unavailable|serviceunavailable|bad gateway|overloaded|modelnotready|\b50[0234]\b')
-                THEN 'server'
-            WHEN regexp_matches(e, 'json|parse|decode|invalid format') THEN 'parse_error'
-            WHEN status = 'incomplete' OR stop_reason = 'no_final_answer' THEN 'no_final_answer'
+        run_id, benchmark, mode, model, qid, run_index, status, stop_reason,
+        -- error_kind is decided at load from the raw text (sql/load/error_kind.sql); a
+        -- warehouse filled another way falls back on the status alone.
+        coalesce(error_kind, CASE
             WHEN status = 'success' THEN 'none'
+            WHEN status = 'incomplete' THEN 'no_final_answer'
             ELSE 'other'
-        END AS error_kind
-    FROM texts
+        END) AS error_kind
+    FROM results
 )
 SELECT
     run_id, benchmark, mode, model, qid, run_index, status, stop_reason,
@@ -47,11 +31,10 @@ SELECT
         WHEN error_kind IN ('context_length', 'parse_error', 'no_final_answer') THEN 'model'
         ELSE 'other'
     END AS error_class,
-    error_kind,
-    error
+    error_kind
 FROM kinds;
 
-COMMENT ON VIEW result_error_class IS 'One row per result (run_id, qid, run_index) with error_class none / infrastructure / model / other and a finer error_kind, derived from results.error (first matching pattern, case-insensitive: throttling, context_length, ssl, timeout, connection, server, parse_error), then status incomplete or stop_reason no_final_answer (no_final_answer). Infrastructure = throttling, ssl, timeout, connection, server; model = context_length, parse_error, no_final_answer; other = an error text matching none.';
+COMMENT ON VIEW result_error_class IS 'One row per result (run_id, qid, run_index) with error_class none / infrastructure / model / other and a finer error_kind, from results.error_kind, decided at load from the raw error text (sql/load/error_kind.sql: first matching pattern, case-insensitive: throttling, context_length, ssl, timeout, connection, server, parse_error, then status incomplete or stop_reason no_final_answer) so it survives --redact. Infrastructure = throttling, ssl, timeout, connection, server; model = context_length, parse_error, no_final_answer; other = an error text matching none.';
 COMMENT ON COLUMN result_error_class.run_id IS 'Run of the result.';
 COMMENT ON COLUMN result_error_class.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN result_error_class.mode IS 'agentic or oneshot.';
@@ -62,7 +45,6 @@ COMMENT ON COLUMN result_error_class.status IS 'Normalized status: success, inco
 COMMENT ON COLUMN result_error_class.stop_reason IS 'Stop reason as written (finish_tool_call, no_final_answer, exception, ...).';
 COMMENT ON COLUMN result_error_class.error_class IS 'none, infrastructure (the service failed: a re-run would likely succeed), model (the model did not produce a usable answer) or other.';
 COMMENT ON COLUMN result_error_class.error_kind IS 'none, throttling, ssl, timeout, connection, server, context_length, parse_error, no_final_answer or other.';
-COMMENT ON COLUMN result_error_class.error IS 'results.error, the text the class was derived from.';
 
 CREATE OR REPLACE VIEW error_class_counts AS
 SELECT

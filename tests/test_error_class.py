@@ -1,4 +1,5 @@
-"""result_error_class and leaderboard_without_infra_errors on results written the way the
+"""results.error_kind (sql/load/error_kind.sql), result_error_class and
+leaderboard_without_infra_errors on results written the way the
 ClinSeekAgent writers write them (deploy_agent.py: status error + str(exception) with
 stop_reason exception / exception_before_completion, status incomplete + no_final_answer;
 one-shot: "[ERROR] <exception>")."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from etl.schema import load_sql
 from etl.views import apply_schema, apply_views
 
 CASES = [
@@ -51,6 +53,8 @@ def con() -> duckdb.DuckDBPyConnection:
         con.execute("INSERT INTO question_scores (run_id, qid, run_index, scorer, f1) "
                     "VALUES (?, ?, 1, 'set_f1', ?)", [run_id, qid, 1.0 if status == "success"
                                                       else 0.0])
+    # The load computes error_kind from the raw row (sql/load/error_kind.sql, over alias s).
+    con.execute(f"UPDATE results AS s SET error_kind = {load_sql('error_kind.sql')}")
     apply_views(con)
     return con
 

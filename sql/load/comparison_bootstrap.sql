@@ -1,6 +1,6 @@
 -- Poisson bootstrap of the pairs of one benchmark (cmp_wide: one row per question, one
--- column per pair holding the difference d, NULL where the pair does not share the
--- question). Resample b gives question q the weight w = Poisson(1) inverse CDF of
+-- column per pair holding the difference d in fixed point (d_fixed = d * 2^40), NULL where
+-- the pair does not share the question). Resample b gives question q the weight w = Poisson(1) inverse CDF of
 -- u = fmix32((key(q) + b * 2654435769) mod 2^32) / 2^32, key(q) = first 8 hex digits of
 -- md5('<seed>:<qid>'); docs/STATISTICS.md. Output: each pair's resampled mean difference per cell
 -- (overall, task group, task) and resample, then the percentile interval.
@@ -49,7 +49,7 @@ SELECT
     CASE WHEN grouping(task_group) = 1 THEN '' ELSE task_group END AS task_group,
     CASE WHEN grouping(task) = 1 THEN '' ELSE task END AS task,
     b,
-    sum(struct_extract(COLUMNS('^p[0-9]+$'), 'num'))
+    CAST(sum(struct_extract(COLUMNS('^p[0-9]+$'), 'num')) AS DOUBLE) / 1099511627776.0
         / nullif(sum(struct_extract(COLUMNS('^p[0-9]+$'), 'den')), 0) AS "\0"
 FROM cmp_boot_task
 GROUP BY GROUPING SETS ((task_group, task, b), (task_group, b), (b));

@@ -9,9 +9,10 @@ WITH observed AS (
         CASE WHEN grouping(task_group) = 1 THEN '' ELSE task_group END AS task_group,
         CASE WHEN grouping(task) = 1 THEN '' ELSE task END AS task,
         count(*) AS n_shared,
-        avg(score_a) AS score_a,
-        avg(score_b) AS score_b,
-        avg(d) AS diff,
+        -- Means of lists ordered by qid: the same sum order on every rebuild.
+        list_avg(list(score_a ORDER BY qid)) AS score_a,
+        list_avg(list(score_b ORDER BY qid)) AS score_b,
+        list_avg(list(d ORDER BY qid)) AS diff,
         count(*) FILTER (WHERE d > 1e-12) AS wins_a,
         count(*) FILTER (WHERE d < -1e-12) AS wins_b,
         count(*) FILTER (WHERE abs(d) <= 1e-12) AS ties

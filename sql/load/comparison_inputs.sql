@@ -35,6 +35,9 @@ SELECT
     a.score AS score_a,
     b.score AS score_b,
     a.score - b.score AS d,
+    -- d in fixed point (units of 2^-40): integer sums are exact in any order, so a rebuild
+    -- gives bit-identical intervals however DuckDB splits the work between threads.
+    CAST(round((a.score - b.score) * 1099511627776) AS BIGINT) AS d_fixed,
     CAST('0x' || left(md5(CAST($seed AS VARCHAR) || ':' || a.qid), 8) AS UBIGINT) AS qkey
 FROM cmp_pairs AS p
 JOIN cmp_question_scores AS a ON a.run_id = p.run_a
