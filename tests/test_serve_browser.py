@@ -7,6 +7,7 @@ under build/serve-screenshots/ (git-ignored); the test output names the director
 from __future__ import annotations
 
 import shutil
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,8 +61,12 @@ def _shot(page: object, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
+class ScreenshotNotice(UserWarning):
+    """Names where the screenshots went, in the test summary."""
+
+
 def test_click_from_leaderboard_to_trajectory(browser: object, demo_db: Path) -> None:
-    print(f"screenshots: {SHOTS}")
+    warnings.warn(ScreenshotNotice(f"etl serve screenshots: {SHOTS}"), stacklevel=1)
     run = _rows(demo_db, """
         SELECT t.run_id, t.task, t.score, l.display_name
         FROM leaderboard_by_task t JOIN leaderboard l USING (run_id)
