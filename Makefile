@@ -7,7 +7,7 @@ ROOT   ?= demo/tree
 DB     ?= warehouse.duckdb
 SEED   ?= 7
 
-.PHONY: help venv ingest demo test lint bench report clean fuzz wheel-check
+.PHONY: help venv ingest demo test lint bench bench-serve serve report clean fuzz wheel-check
 
 help:
 	@echo "make ingest            generate the demo tree (once) and ingest it into $(DB)"
@@ -18,6 +18,8 @@ help:
 	@echo "make report            write report.html from $(DB)"
 	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20)"
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
+	@echo "make serve             browse $(DB) at http://127.0.0.1:8765/ (etl serve)"
+	@echo "make bench-serve       page latencies of etl serve on a bench-scale warehouse"
 
 venv: $(STAMP)
 
@@ -59,6 +61,16 @@ fuzz: $(STAMP)
 
 wheel-check:
 	PYTHON=$(PYTHON) .ci/wheel-check
+
+serve: $(STAMP)
+	$(BIN)/etl serve --db $(DB)
+
+# A 1 GB bench-scale tree generated and ingested once (delete bench-data/serve* to redo).
+bench-serve: $(STAMP)
+	test -f bench-data/serve.duckdb || { \
+		$(BIN)/etl synth bench-data/serve-tree --scale bench --bench-gb 1 --force && \
+		$(BIN)/etl ingest bench-data/serve-tree --db bench-data/serve.duckdb --quiet; }
+	$(BIN)/python -m etl.serve.bench --db bench-data/serve.duckdb
 
 report: ingest
 	$(BIN)/etl report --db $(DB) --out report.html

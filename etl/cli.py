@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "export": "etl.export:export_command",
     "report": "etl.report:report_command",
     "bench": "etl.bench:bench_command",
+    "serve": "etl.serve.command:serve_command",
 }
 
 

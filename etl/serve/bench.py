@@ -1,0 +1,157 @@
+"""Latency of the explorer's pages on a real warehouse: `python -m etl.serve.bench --db F`
+(`make bench-serve` builds a bench-scale warehouse first). Starts `etl serve` as a child
+process on a free loopback port, requests a sample of every page type (including the
+trajectory of the largest record and a page of its longest message) several times, and
+reports p50 / p95 / max per page type and the server's peak RSS (VmHWM)."""
+
+from __future__ import annotations
+
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlencode
+
+import click
+import duckdb
+
+from etl.query import SAFE_CONFIG
+
+TARGET_MS = 300.0
+RSS_LIMIT_MB = 500.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def sample_urls(db: Path, per_type: int, seed: int) -> dict[str, list[str]]:
+    """Page type -> URLs to request, drawn from the warehouse (the largest record always)."""
+    rng = random.Random(seed)
+    with duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG)) as con:
+        def rows(sql: str) -> list[tuple]:
+            return con.execute(sql).fetchall()
+
+        boards = rows("SELECT DISTINCT benchmark, mode FROM leaderboard ORDER BY ALL")
+        cells = rows("SELECT run_id, task FROM leaderboard_by_task ORDER BY ALL")
+        results = rows("SELECT run_id, qid, run_index, benchmark FROM results ORDER BY ALL")
+        largest = rows("""SELECT run_id, qid, run_index FROM messages
+                          GROUP BY ALL ORDER BY sum(content_chars) DESC LIMIT 1""")[0]
+        longest = rows("""SELECT run_id, qid, run_index, msg_idx, content_chars FROM messages
+                          ORDER BY content_chars DESC NULLS LAST LIMIT 1""")[0]
+        pairs = rows("""SELECT a.run_id, b.run_id, a.benchmark, a.mode FROM leaderboard a
+                        JOIN leaderboard b ON a.benchmark = b.benchmark AND a.mode = b.mode
+                        AND a.run_id < b.run_id ORDER BY ALL""")
+        archived = rows("SELECT archived_run_id FROM archive_lineage ORDER BY 1")
+
+    def pick(items: list, n: int = per_type) -> list:
+        return rng.sample(items, min(n, len(items)))
+
+    traj = [{"run": r, "qid": q, "index": i} for r, q, i, _ in pick(results)]
+    traj.append({"run": largest[0], "qid": largest[1], "index": largest[2]})
+    last_page = max(0, (longest[4] or 1) - 1) // 10_000
+    return {
+        "home": ["/"],
+        "board": [f"/board?{urlencode({'benchmark': b, 'mode': m})}" for b, m in boards]
+        + [f"/board?{urlencode({'benchmark': b, 'mode': m, 'shared': 1})}" for b, m in boards],
+        "heatmap": [f"/heatmap?{urlencode({'benchmark': b, 'mode': m})}" for b, m in boards],
+        "questions": [f"/questions?{urlencode({'run': r, 'task': t})}" for r, t in pick(cells)],
+        "question": [f"/question?{urlencode({'benchmark': b, 'qid': q})}"
+                     for _, q, _, b in pick(results)],
+        "trajectory": [f"/trajectory?{urlencode(t)}" for t in traj],
+        "trajectory_largest": [f"/trajectory?{urlencode(traj[-1])}"],
+        "message_page": ["/message?" + urlencode({"run": longest[0], "qid": longest[1],
+                                                  "index": longest[2], "msg": longest[3],
+                                                  "page": p})
+                         for p in sorted({0, last_page // 2, last_page})],
+        "compare": [f"/compare?{urlencode({'a': a, 'b': b, 'benchmark': bm, 'mode': m})}"
+                    for a, b, bm, m in pick(pairs, 5)],
+        "lineage": ["/lineage"] + [f"/lineage/diff?{urlencode({'archived': a})}"
+                                   for (a,) in archived],
+        "rejects": ["/rejects"],
+        "sql": ["/sql?" + urlencode({"q": "SELECT run_id, count(*) AS n FROM results GROUP BY 1"})],
+    }
+
+
+def run_bench(db: Path, per_type: int = 20, repeats: int = 3, seed: int = 1) -> dict:
+    urls = sample_urls(db, per_type, seed)
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "etl.cli", "serve", "--db", str(db),
+                             "--port", str(port)], stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/static/app.css", timeout=2).read()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise click.ClickException("etl serve did not start") from None
+                time.sleep(0.2)
+        timings: dict[str, list[float]] = {}
+        sizes: dict[str, int] = {}
+        for _ in range(repeats):
+            for kind, paths in urls.items():
+                for path in paths:
+                    start = time.perf_counter()
+                    with urllib.request.urlopen(base + path, timeout=60) as response:
+                        body = response.read()
+                    timings.setdefault(kind, []).append((time.perf_counter() - start) * 1000)
+                    sizes[kind] = max(sizes.get(kind, 0), len(body))
+        rss = _peak_rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    report = {"db": str(db), "db_mb": db.stat().st_size / 2**20, "peak_rss_mb": rss,
+              "pages": {}}
+    for kind, values in timings.items():
+        values.sort()
+        p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
+        report["pages"][kind] = {"n": len(values), "p50_ms": statistics.median(values),
+                                 "p95_ms": p95, "max_ms": values[-1],
+                                 "max_kb": sizes[kind] / 1024}
+    return report
+
+
+def format_report(report: dict) -> str:
+    lines = [f"etl serve over {report['db']} ({report['db_mb']:.0f} MB)",
+             f"{'page':<20}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'max KB':>9}"]
+    for kind, s in report["pages"].items():
+        flag = "" if s["p95_ms"] < TARGET_MS else f"  over {TARGET_MS:.0f} ms"
+        lines.append(f"{kind:<20}{s['n']:>5}{s['p50_ms']:>9.1f}{s['p95_ms']:>9.1f}"
+                     f"{s['max_ms']:>9.1f}{s['max_kb']:>9.0f}{flag}")
+    rss = report["peak_rss_mb"]
+    lines.append(f"server peak RSS {rss:.0f} MB (limit {RSS_LIMIT_MB:.0f} MB"
+                 + (")" if rss < RSS_LIMIT_MB else ", OVER)"))
+    return "\n".join(lines)
+
+
+@click.command()
+@click.option("--db", "db_path", required=True, type=click.Path(exists=True, dir_okay=False,
+                                                                 path_type=Path),
+              help="Warehouse to serve (bench or full scale for meaningful figures).")
+@click.option("--per-type", default=20, show_default=True, help="Sampled URLs per page type.")
+@click.option("--repeats", default=3, show_default=True, help="Requests of each URL.")
+@click.option("--seed", default=1, show_default=True, help="Seed of the URL sample.")
+def main(db_path: Path, per_type: int, repeats: int, seed: int) -> None:
+    """Measure p50/p95 latency per page type and the server's peak RSS."""
+    click.echo(format_report(run_bench(db_path, per_type, repeats, seed)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""`etl serve`: start the explorer (etl/serve/app.py) with uvicorn."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import click
+
+LOOPBACK = "127.0.0.1"
+
+
+@click.command("serve")
+@click.option("--db", "db_path", default="warehouse.duckdb", show_default=True,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Warehouse database file (opened read-only; reopened when an ingest "
+                   "replaces it).")
+@click.option("--host", default=LOOPBACK, show_default=True,
+              help="Address to listen on. The default is loopback only; anything else "
+                   "exposes every trajectory to the network.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port to listen on.")
+def serve_command(db_path: Path, host: str, port: int) -> None:
+    """Browse the warehouse in a web browser: leaderboards, model x task heat maps,
+    questions, trajectories, run comparisons, archive lineage, rejects and read-only SQL.
+
+    Every page has a shareable URL and is also served as JSON (?format=json) and, where it
+    is a table, CSV (?format=csv). Needs the serve extra:
+    pip install 'clinseek-warehouse[serve]'.
+
+    \b
+    Example:
+      etl serve --db warehouse.duckdb      # then open http://127.0.0.1:8765/
+    """
+    if importlib.util.find_spec("starlette") is None or importlib.util.find_spec(
+            "uvicorn") is None:
+        raise click.ClickException(
+            "etl serve needs the serve extra: pip install 'clinseek-warehouse[serve]'")
+    if not db_path.is_file():
+        raise click.ClickException(
+            f"database not found: {db_path} (build it with `etl ingest ROOT --db {db_path}`)")
+    import uvicorn
+
+    from etl.serve.app import create_app
+
+    if host != LOOPBACK:
+        click.echo(f"etl serve: listening on {host}, not only loopback", err=True)
+    click.echo(f"etl serve: http://{host}:{port}/ over {db_path} (read-only; Ctrl-C stops)",
+               err=True)
+    app = create_app(db_path)
+    # The board-wide views take seconds on a full warehouse: compute them before serving.
+    app.state.live.warm()
+    uvicorn.run(app, host=host, port=port, log_level="warning")

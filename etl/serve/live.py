@@ -1,0 +1,113 @@
+"""A Warehouse that follows the file: an ingest publishes by renaming a new database over the
+old one, so before each request the file's identity (inode, mtime, size) is compared with the
+one that was opened, and a changed file is reopened. The old connection keeps reading the old
+inode until it is closed, so a request never sees a half-written file."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from etl.api import Warehouse, query_text
+
+
+def file_identity(path: Path) -> tuple[int, int, int, int]:
+    """What changes when a new file is renamed over `path` (or it is rewritten in place)."""
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+MEMOS = ("ranked", "common", "by_task", "lineage", "archive_diff")
+
+
+class ServeWarehouse(Warehouse):
+    """The read-only Warehouse with the explorer's queries (sql/queries/serve_*.sql).
+
+    The board-wide views (leaderboard_ranked, leaderboard_common, leaderboard_by_task,
+    archive_lineage, archive_diff) take seconds at bench scale and do not depend on the
+    request, so each is computed once per open file (serve_memo_*.sql) and filtered here;
+    a new file gets a new ServeWarehouse and so fresh memos."""
+
+    def __init__(self, path: str | Path, frames: str = "arrow") -> None:
+        super().__init__(path, frames)
+        self._memo: dict[str, list[dict[str, Any]]] = {}
+
+    def memo(self, name: str) -> list[dict[str, Any]]:
+        """Every row of sql/queries/serve_memo_<name>.sql, computed on first use."""
+        if name not in self._memo:
+            self._memo[name] = self.arrow(query_text(f"serve_memo_{name}")).to_pylist()
+        return self._memo[name]
+
+    def warm(self) -> None:
+        """Compute every memo now (before the first request rather than during it)."""
+        for name in MEMOS:
+            self.memo(name)
+
+    def board(self, name: str, benchmark: str, mode: str) -> list[dict[str, Any]]:
+        """The rows of one board (benchmark, mode) of a memo."""
+        return [r for r in self.memo(name) if r["benchmark"] == benchmark and r["mode"] == mode]
+
+    def resolve_run(self, name: str, benchmark: str | None = None, mode: str | None = None
+                    ) -> str:
+        # A leaderboard run id names itself; anything else (a model name or alias) goes
+        # through the API's resolution.
+        if any(r["run_id"] == name and benchmark in (None, r["benchmark"])
+               and mode in (None, r["mode"]) for r in self.memo("ranked")):
+            return name
+        return super().resolve_run(name, benchmark, mode)
+
+    def serve(self, name: str, **params: Any) -> pa.Table:
+        """Run sql/queries/serve_<name>.sql with named, bound parameters."""
+        return self.arrow(query_text(f"serve_{name}"), params)
+
+    def serve_rows(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self.serve(name, **params).to_pylist()
+
+
+class LiveWarehouse:
+    """One open ServeWarehouse shared by the requests, reopened when the file changes.
+
+    DuckDB connections are not meant for concurrent use from threads, so requests take turns
+    (a lock): this is a local, single-user explorer."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._wh: ServeWarehouse | None = None
+        self._identity: tuple[int, int, int, int] | None = None
+        self.reopened = 0
+
+    def _refresh(self) -> ServeWarehouse:
+        identity = file_identity(self.path)
+        if self._wh is not None and identity != self._identity:
+            # Close first: DuckDB shares one database instance per path within a process,
+            # so a connection opened while the old one lives would read the old file.
+            self._wh.close()
+            self._wh = None
+            self.reopened += 1
+        if self._wh is None:
+            self._wh = ServeWarehouse(self.path, frames="arrow")
+            self._identity = identity
+        return self._wh
+
+    def warm(self) -> None:
+        with self.use() as wh:
+            wh.warm()
+
+    @contextmanager
+    def use(self) -> Iterator[ServeWarehouse]:
+        """The warehouse of the current file, held for the duration of one request."""
+        with self._lock:
+            yield self._refresh()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._wh is not None:
+                self._wh.close()
+                self._wh = None

@@ -1,0 +1,10 @@
+-- One question ($benchmark, $qid): its text, gold and task, from any current run's result.
+SELECT
+    qid, benchmark, task_group, task,
+    arg_min(question, run_id) AS question,
+    arg_min(gold, run_id) AS gold,
+    count(DISTINCT run_id) AS n_runs
+FROM results
+WHERE benchmark = $benchmark AND qid = $qid
+GROUP BY qid, benchmark, task_group, task
+ORDER BY task

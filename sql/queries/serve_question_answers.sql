@@ -1,0 +1,19 @@
+-- Every answer to one question ($benchmark, $qid) by a run that is not archived: model,
+-- mode, attempt, status, prediction, the leaderboard score of that attempt and the scorer it
+-- came from (prediction source), and the error class.
+SELECT
+    r.run_id, r.mode, r.split, r.model,
+    coalesce(m.display_name, r.model) AS display_name,
+    r.run_index, r.status, r.stop_reason, r.prediction,
+    s.score, s.source_score, s.score_source,
+    e.error_class,
+    r.n_messages, r.n_tool_calls
+FROM results AS r
+JOIN runs AS ru ON ru.run_id = r.run_id
+LEFT JOIN models AS m ON m.model = r.model
+LEFT JOIN leaderboard_result_scores AS s
+    ON s.run_id = r.run_id AND s.qid = r.qid AND s.run_index = r.run_index
+LEFT JOIN result_error_class AS e
+    ON e.run_id = r.run_id AND e.qid = r.qid AND e.run_index = r.run_index
+WHERE r.benchmark = $benchmark AND r.qid = $qid AND NOT coalesce(ru.is_archived, false)
+ORDER BY r.mode, s.score DESC NULLS LAST, r.run_id, r.run_index
