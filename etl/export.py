@@ -7,7 +7,16 @@ Layout of DIR (Hive style, so Spark, Trino, Athena, ClickHouse and DuckDB need n
     tables/<table>/benchmark=../mode=../model=../data_0.parquet
                                           per-result tables, partitioned by run keys
     views/parquet/<view>/data_0.parquet   every view, materialised
-    views/<dialect>/<view>.sql            every view's SQL for duckdb, trino and spark
+    views/<dialect>/<view>.sql            every view's SQL for duckdb, trino and spark: one
+                                          statement each, runnable as written (see below)
+    ddl/<dialect>/<table>.sql             CREATE TABLE over the table's Parquet directory for
+                                          spark (USING parquet) and trino (Hive connector)
+
+A view's Spark / Trino SQL is sqlglot's transpilation of the DuckDB view unless
+sql/dialect/<dialect>/<view>.sql holds a hand-written form (where no portable SQL exists,
+e.g. JSON functions). Trino files end without `;` (its client API, JDBC and the Python
+client reject one); DuckDB and Spark files end with one (both parsers accept it).
+docs/EXPORT.md is the guide: register the tables, then create the views in view_order.
 
 The database is opened read-only (it works next to a BI tool holding the file) and the
 export is written to a temporary directory renamed into place at the end, so DIR is either
@@ -43,6 +52,29 @@ PARTITIONED_TABLES: frozenset[str] = frozenset(
 )
 SOURCE_DIALECT = "duckdb"
 TARGET_DIALECTS: tuple[str, ...] = ("trino", "spark")
+# Dialects whose clients reject a statement ending in ";".
+NO_TERMINATOR_DIALECTS: frozenset[str] = frozenset({"trino"})
+# The oldest engine versions the exported SQL runs on, and why (stated in the manifest and
+# docs/EXPORT.md). Spark 4.0: LISTAGG ... WITHIN GROUP (string_agg with ORDER BY; Spark 3.5
+# has none). Trino 356: LISTAGG; every other function the views use is older
+# (tests/test_export_engines.py checks the list).
+MIN_ENGINE_VERSIONS: dict[str, dict[str, str]] = {
+    "spark": {"version": "4.0", "why": "LISTAGG ... WITHIN GROUP (string aggregation)"},
+    "trino": {"version": "356", "why": "LISTAGG ... WITHIN GROUP (string aggregation); "
+              "tables through the Hive connector (external_location, partitioned_by)"},
+}
+# Table column types per dialect. DuckDB's TIMESTAMP has no time zone: Spark's is
+# TIMESTAMP_NTZ (its TIMESTAMP would shift the value by the session time zone).
+DDL_TYPES: dict[str, dict[str, str]] = {
+    "spark": {"VARCHAR": "STRING", "BIGINT": "BIGINT", "INTEGER": "INT", "SMALLINT": "SMALLINT",
+              "TINYINT": "TINYINT", "DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "BOOLEAN": "BOOLEAN",
+              "DATE": "DATE", "TIMESTAMP": "TIMESTAMP_NTZ",
+              "TIMESTAMP WITH TIME ZONE": "TIMESTAMP", "BLOB": "BINARY"},
+    "trino": {"VARCHAR": "varchar", "BIGINT": "bigint", "INTEGER": "integer",
+              "SMALLINT": "smallint", "TINYINT": "tinyint", "DOUBLE": "double", "FLOAT": "real",
+              "BOOLEAN": "boolean", "DATE": "date", "TIMESTAMP": "timestamp",
+              "TIMESTAMP WITH TIME ZONE": "timestamp", "BLOB": "varbinary"},
+}
 DATA_FILE = "data_0.parquet"
 # Parquet has no 128-bit integer; DuckDB would write HUGEINT (what sum(BIGINT) returns) as
 # DOUBLE. Counts fit BIGINT, and an engine reading an integer column should see an integer.
@@ -192,6 +224,94 @@ def export_table(
     }
 
 
+def _string_literal(text: str, dialect: str) -> str:
+    # Spark reads backslash escapes inside '...' and joins adjacent literals ('a''b' is "ab"),
+    # so quotes are escaped with a backslash there; Trino doubles them (standard SQL).
+    if dialect == "spark":
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _ddl_name(identifier: str, dialect: str) -> str:
+    if dialect == "spark":
+        return "`" + identifier.replace("`", "``") + "`"
+    return _quote(identifier)
+
+
+def table_ddl(
+    table: str, entry: dict[str, Any], comment: str | None, location: str, dialect: str
+) -> str:
+    """CREATE TABLE for `dialect` over the exported Parquet directory at `location` (a URI):
+    the manifest entry's columns with their comments, partition columns last (Hive and
+    Trino require it; the files do not hold them, the directory names do)."""
+    types = DDL_TYPES[dialect]
+    partition_by = entry["partition_by"]
+    columns = [c for c in entry["columns"] if c["name"] not in partition_by]
+    columns += [c for name in partition_by for c in entry["columns"] if c["name"] == name]
+    lines = []
+    for column in columns:
+        if column["type"] not in types:
+            raise ExportError(f"table {table}: column {column['name']} has type "
+                              f"{column['type']}, which has no {dialect} equivalent here")
+        line = f"    {_ddl_name(column['name'], dialect)} {types[column['type']]}"
+        if column["comment"]:
+            line += f" COMMENT {_string_literal(column['comment'], dialect)}"
+        lines.append(line)
+    head = f"CREATE TABLE {_ddl_name(table, dialect)} (\n" + ",\n".join(lines) + "\n)"
+    table_comment = f"COMMENT {_string_literal(comment, dialect)}" if comment else ""
+    if dialect == "spark":
+        clauses = ["USING parquet"]
+        if partition_by:
+            names = ", ".join(_ddl_name(name, dialect) for name in partition_by)
+            clauses.append(f"PARTITIONED BY ({names})")
+        clauses.append(f"LOCATION {_string_literal(location, dialect)}")
+        if table_comment:
+            clauses.append(table_comment)
+        return head + "\n" + "\n".join(clauses) + ";\n"
+    properties = ["    format = 'PARQUET'",
+                  f"    external_location = {_string_literal(location, dialect)}"]
+    if partition_by:
+        names = ", ".join(_string_literal(name, dialect) for name in partition_by)
+        properties.append(f"    partitioned_by = ARRAY[{names}]")
+    comment_line = f"\n{table_comment}" if table_comment else ""
+    return head + comment_line + "\nWITH (\n" + ",\n".join(properties) + "\n)\n"
+
+
+def partition_sync_statement(table: str, dialect: str) -> str:
+    """What makes the engine see the partition directories of a table just created over
+    existing files (neither lists them by itself)."""
+    if dialect == "spark":
+        return f"MSCK REPAIR TABLE {_ddl_name(table, dialect)}"
+    # The Hive connector's procedure takes the schema as a constant: {schema} is to be filled
+    # in with the schema the tables were created in (see docs/EXPORT.md).
+    return ("CALL system.sync_partition_metadata('{schema}', "
+            f"{_string_literal(table, dialect)}, 'FULL')")
+
+
+def export_table_ddl(
+    con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Any], location_base: str
+) -> None:
+    """Write ddl/<dialect>/<table>.sql for every table and note them in its entry."""
+    comments = dict(con.execute(
+        "SELECT table_name, comment FROM duckdb_tables() "
+        "WHERE NOT internal AND database_name = current_database()").fetchall())
+    for table, entry in entries.items():
+        location = f"{location_base.rstrip('/')}/{entry['path']}"
+        entry["location"] = location
+        entry["comment"] = comments.get(table)
+        entry["ddl"] = {}
+        for dialect in TARGET_DIALECTS:
+            path = root / "ddl" / dialect / f"{table}.sql"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(table_ddl(table, entry, comments.get(table), location, dialect),
+                            encoding="utf-8")
+            entry["ddl"][dialect] = path.relative_to(root).as_posix()
+        entry["partition_sync"] = (
+            {dialect: partition_sync_statement(table, dialect) for dialect in TARGET_DIALECTS}
+            if entry["partition_by"] else {}
+        )
+
+
 def _is_view(statement: exp.Expression | None) -> bool:
     return isinstance(statement, exp.Create) and str(statement.kind).upper() == "VIEW"
 
@@ -277,17 +397,66 @@ def _dependency_order(sources: dict[str, ViewSource]) -> list[ViewSource]:
     return ordered
 
 
+def dialect_override_path(name: str, dialect: str, sql_dir: Path = SQL_DIR) -> Path:
+    """Where a hand-written `dialect` form of view `name` lives (it may not exist)."""
+    return sql_dir / "dialect" / dialect / f"{name}.sql"
+
+
+def read_override(path: Path, name: str, dialect: str) -> exp.Create:
+    """Parse a dialect override: exactly one CREATE VIEW `name` in `dialect`; raises
+    ExportError naming the file otherwise."""
+    try:
+        statements = [s for s in sqlglot.parse(path.read_text(encoding="utf-8"), read=dialect)
+                      if s is not None]
+    except ParseError as error:
+        raise ExportError(f"{path}: sqlglot cannot parse it as {dialect}: {error}") from error
+    if len(statements) != 1 or not _is_view(statements[0]):
+        raise ExportError(f"{path}: must hold exactly one CREATE VIEW statement")
+    statement = statements[0]
+    assert isinstance(statement, exp.Create)
+    if statement.this.name != name:
+        raise ExportError(f"{path}: creates view {statement.this.name}, not {name}")
+    return statement
+
+
+def _sql_header(source: ViewSource, dialect: str, how: str) -> str:
+    return (
+        f"-- View {source.name} for {dialect}, {how}.\n"
+        "-- Reads the tables of this export's tables/ directory (registered with\n"
+        "-- ddl/<dialect>/<table>.sql); create the views in manifest.json's view_order.\n"
+    )
+
+
+def _terminated(sql: str, dialect: str) -> str:
+    sql = sql.strip().rstrip(";").rstrip()
+    return sql + ("\n" if dialect in NO_TERMINATOR_DIALECTS else ";\n")
+
+
 def transpile_view(source: ViewSource, dialect: str) -> str:
     """The view's CREATE statement in `dialect`; raises SqlglotError when sqlglot knows the
     result would not mean the same thing there."""
     sql = source.statement.sql(dialect=dialect, pretty=True, unsupported_level=ErrorLevel.RAISE)
-    header = (
-        f"-- View {source.name} for {dialect}, transpiled by sqlglot {sqlglot.__version__} from "
-        f"{source.origin} (DuckDB).\n"
-        "-- Reads the Parquet datasets of this export's tables/ directory registered as tables\n"
-        "-- of the same names; create the views in the order of manifest.json.\n"
-    )
-    return header + sql + ";\n"
+    how = (f"transpiled by sqlglot {sqlglot.__version__} from {source.origin} (DuckDB)"
+           if dialect != SOURCE_DIALECT else f"from {source.origin}")
+    return _sql_header(source, dialect, how) + _terminated(sql, dialect)
+
+
+def view_sql(source: ViewSource, dialect: str, db_columns: list[str],
+             sql_dir: Path = SQL_DIR) -> tuple[str, str]:
+    """(text, origin) of the view's statement in `dialect`: the hand-written override in
+    sql/dialect/<dialect>/ when there is one and the view comes from sql/ (its columns are
+    checked against the database's), else the transpilation."""
+    path = dialect_override_path(source.name, dialect, sql_dir)
+    if dialect == SOURCE_DIALECT or source.origin == "database" or not path.is_file():
+        return transpile_view(source, dialect), source.origin
+    statement = read_override(path, source.name, dialect)
+    if statement.expression.named_selects != db_columns:
+        raise ExportError(f"{path}: columns {statement.expression.named_selects} differ from "
+                          f"view {source.name}'s {db_columns}")
+    origin = path.relative_to(sql_dir.parent).as_posix()
+    text = path.read_text(encoding="utf-8")
+    return _sql_header(source, dialect, f"hand-written in {origin}") + _terminated(
+        text, dialect), origin
 
 
 def export_views(
@@ -305,9 +474,17 @@ def export_views(
         query = f"SELECT {', '.join(_select_list(columns, 'v'))} FROM {_quote(name)} AS v"
         con.sql(query).write_parquet(str(target / DATA_FILE), compression="zstd")
         sql_paths: dict[str, str] = {}
+        sql_origins: dict[str, str] = {}
+        db_columns = [column.name for column in columns]
         for dialect in (SOURCE_DIALECT, *TARGET_DIALECTS):
             try:
-                text = transpile_view(source, dialect)
+                try:
+                    text, sql_origins[dialect] = view_sql(source, dialect, db_columns, sql_dir)
+                except ExportError as error:
+                    # A stale override (the view changed, its dialect form did not): said,
+                    # and the transpilation written in its place.
+                    problems.append(f"view {name}: override not used: {error}")
+                    text, sql_origins[dialect] = transpile_view(source, dialect), source.origin
             except SqlglotError as error:
                 problems.append(f"view {name}: not transpiled to {dialect}: {error}")
                 continue
@@ -326,6 +503,7 @@ def export_views(
             "comment": comment,
             "sql_origin": source.origin,
             "sql": sql_paths,
+            "sql_origins": sql_origins,
             "columns": _column_entries(columns),
         }
     return entries, problems
@@ -346,7 +524,7 @@ def _source_ingest(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
 
 
 def _write_export(con: duckdb.DuckDBPyConnection, db: Path, root: Path,
-                  sql_dir: Path) -> dict[str, Any]:
+                  sql_dir: Path, location_base: str) -> dict[str, Any]:
     tables = user_tables(con)
     runs_available = "runs" in tables
     table_entries: dict[str, Any] = {}
@@ -354,6 +532,7 @@ def _write_export(con: duckdb.DuckDBPyConnection, db: Path, root: Path,
         entry = export_table(con, table, root / "tables" / table, runs_available)
         entry["path"] = Path(entry["path"]).relative_to(root).as_posix()
         table_entries[table] = entry
+    export_table_ddl(con, root, table_entries, location_base)
     view_entries, problems = export_views(con, root, sql_dir)
     manifest = {
         "format": EXPORT_FORMAT,
@@ -372,6 +551,19 @@ def _write_export(con: duckdb.DuckDBPyConnection, db: Path, root: Path,
             "note": "Partition values are percent-encoded in directory names; partition "
             "columns are not repeated inside the files.",
         },
+        "engines": {
+            dialect: {"min_version": MIN_ENGINE_VERSIONS[dialect]["version"],
+                      "why": MIN_ENGINE_VERSIONS[dialect]["why"]}
+            for dialect in TARGET_DIALECTS
+        },
+        "table_location": location_base,
+        "setup": [
+            "Create every table with tables[<table>].ddl[<dialect>] (a persistent table: "
+            "Spark views cannot read temporary views).",
+            "Run tables[<table>].partition_sync[<dialect>] for each partitioned table "
+            "(Trino: put the schema's name in place of {schema}).",
+            "Create the views with views[<view>].sql[<dialect>] in view_order.",
+        ],
         "tables": table_entries,
         "views": view_entries,
         "view_order": list(view_entries),
@@ -408,9 +600,12 @@ def _check_target(out: Path, replace: bool) -> None:
 
 
 def export_parquet(
-    db: Path, out: Path, *, replace: bool = False, sql_dir: Path = SQL_DIR
+    db: Path, out: Path, *, replace: bool = False, sql_dir: Path = SQL_DIR,
+    location: str | None = None,
 ) -> dict[str, Any]:
     """Export the warehouse `db` to `out` (see the module docstring); returns the manifest.
+    `location` is the URI the export will be read from by Spark / Trino (the tables' DDL
+    points there); by default `out` itself as a file: URI.
     Raises ExportError with a readable message when it cannot."""
     if not db.is_file():
         raise ExportError(f"database {db} not found; build it with `etl ingest ROOT --db {db}`")
@@ -426,7 +621,8 @@ def export_parquet(
         except duckdb.Error as error:
             raise ExportError(f"cannot open {db} read-only: {error}") from error
         try:
-            manifest = _write_export(con, db, temp, sql_dir)
+            location_base = location or out.resolve().as_uri()
+            manifest = _write_export(con, db, temp, sql_dir, location_base)
         except duckdb.Error as error:
             raise ExportError(f"export of {db} failed: {error}") from error
         finally:
@@ -481,15 +677,25 @@ def summary_lines(manifest: dict[str, Any], out: Path) -> list[str]:
     help="Directory to write the Parquet export to (created; see --replace).",
 )
 @click.option("--replace", is_flag=True, help="Overwrite an earlier export in that directory.")
-def export_command(db: Path, out: Path, replace: bool) -> None:
+@click.option(
+    "--location",
+    "location",
+    metavar="URI",
+    help="Where Spark / Trino will read the export from (e.g. s3://bucket/clinseek after "
+    "copying DIR there): the tables' CREATE TABLE statements point below it. "
+    "Default: DIR itself as a file: URI.",
+)
+def export_command(db: Path, out: Path, replace: bool, location: str | None) -> None:
     """Export every table and view as Parquet for Spark, Trino, Athena, ClickHouse or DuckDB.
 
     Per-result tables (results, messages, tool_calls, images, question_scores) are
-    Hive-partitioned by benchmark / mode / model; the views are written as Parquet and as SQL
-    transpiled to the Trino and Spark dialects; manifest.json lists row counts, columns and
-    the ingest the database came from."""
+    Hive-partitioned by benchmark / mode / model, the others are one file each; each table
+    gets a CREATE TABLE for Spark and Trino (ddl/); the views are written as Parquet
+    and as SQL that runs as written on DuckDB, Trino and Spark (views/<dialect>/);
+    manifest.json lists row counts, columns, the order to create the views in, the minimum
+    engine versions and the ingest the database came from. Guide: docs/EXPORT.md."""
     try:
-        manifest = export_parquet(db, out, replace=replace)
+        manifest = export_parquet(db, out, replace=replace, location=location)
     except ExportError as error:
         raise click.ClickException(str(error)) from error
     for line in summary_lines(manifest, out):

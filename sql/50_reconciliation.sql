@@ -325,6 +325,7 @@ text_questions AS (
     GROUP BY run_id, writer_rule, scorer, qid, task, task_type
 ),
 text_agg AS (
+    SELECT * FROM (
     SELECT
         run_id, writer_rule, scorer AS source_scorer,
         CASE WHEN grouping(task) = 0 THEN 'per_task'
@@ -357,8 +358,10 @@ text_agg AS (
     FROM text_questions
     GROUP BY GROUPING SETS ((run_id, writer_rule, scorer), (run_id, writer_rule, scorer, task),
                             (run_id, writer_rule, scorer, task_type))
-    -- questions without a task_type are in no per_task_type group
-    HAVING grouping(task_type) = 1 OR task_type IS NOT NULL
+    ) AS grouped
+    -- questions without a task_type are in no per_task_type group: a WHERE around the
+    -- grouping, not a HAVING (Spark's HAVING sees only the select list, Trino's no aliases)
+    WHERE scope <> 'per_task_type' OR task IS NOT NULL
 ),
 text_long AS (
     SELECT a.run_id, 'scores' AS scoring, a.writer_rule, a.source_scorer, a.task, a.n_rows,
@@ -385,6 +388,7 @@ text_sources AS (
     -- per_task / per_task_type .prediction_sources.<source>: runs per prediction_source
     -- (score_text.py counts every run's source; the overall block has no such map). Only
     -- sources that are plain names, so 'prediction_sources.' || source is their json metric.
+    SELECT * FROM (
     SELECT run_id, 'scores' AS scoring, writer_rule, scorer AS source_scorer,
            CASE WHEN grouping(task) = 0 THEN task ELSE task_type END AS task,
            count(DISTINCT qid) AS n_rows, 'count' AS kind,
@@ -394,7 +398,10 @@ text_sources AS (
     WHERE is_run = 1 AND regexp_matches(prediction_source, '^[A-Za-z_][A-Za-z0-9_\-]*$')
     GROUP BY GROUPING SETS ((run_id, writer_rule, scorer, prediction_source, task),
                             (run_id, writer_rule, scorer, prediction_source, task_type))
-    HAVING grouping(task) = 0 OR task_type IS NOT NULL
+    ) AS grouped
+    -- questions without a task_type are in no per_task_type group: a WHERE around the
+    -- grouping, not a HAVING (Spark's HAVING sees only the select list, Trino's no aliases)
+    WHERE scope = 'per_task' OR task IS NOT NULL
 ),
 text_runs_with_sources AS (
     -- a run whose rows carry no prediction_source at all (the set_f1 fallback) cannot say

@@ -451,7 +451,9 @@ file_list AS (
             AND left(f.real_path, length(r.real_path) + 1) <> r.real_path || '/'
         ) AS n_files_elsewhere,
         string_agg(f.path, '; ' ORDER BY f.path) AS paths,
-        string_agg(f.path, '; ' ORDER BY f.path) FILTER (WHERE f.loaded) AS loaded_paths
+        -- CASE rather than FILTER: Trino before 435 has no FILTER on listagg (nulls are
+        -- skipped either way)
+        string_agg(CASE WHEN f.loaded THEN f.path END, '; ' ORDER BY f.path) AS loaded_paths
     FROM files AS f
     JOIN runs AS r ON r.run_id = f.run_id
     GROUP BY f.run_id
