@@ -15,18 +15,25 @@ separated AS (
     FROM model_comparison_cells
     WHERE scope = 'overall' AND p_adjusted < 0.05
 ),
+next_leader AS (
+    -- For each run taken as a group's leader: the first run below it that is separated
+    -- from it, which leads the next group. Computed outside the recursion, because Spark
+    -- allows no aggregate on a recursive reference.
+    SELECT leader.benchmark, leader.mode, leader.position, min(o.position) AS next_position
+    FROM ordered AS leader
+    JOIN ordered AS o
+        ON o.benchmark = leader.benchmark AND o.mode = leader.mode
+        AND o.position > leader.position
+    JOIN separated AS s ON s.run_a = leader.run_id AND s.run_b = o.run_id
+    GROUP BY leader.benchmark, leader.mode, leader.position
+),
 leaders (benchmark, mode, position, rank_group) AS (
     SELECT benchmark, mode, position, 1 FROM ordered WHERE position = 1
     UNION ALL
-    SELECT l.benchmark, l.mode, min(o.position), l.rank_group + 1
+    SELECT l.benchmark, l.mode, n.next_position, l.rank_group + 1
     FROM leaders AS l
-    JOIN ordered AS leader
-        ON leader.benchmark = l.benchmark AND leader.mode = l.mode
-        AND leader.position = l.position
-    JOIN ordered AS o
-        ON o.benchmark = l.benchmark AND o.mode = l.mode AND o.position > l.position
-    JOIN separated AS s ON s.run_a = leader.run_id AND s.run_b = o.run_id
-    GROUP BY l.benchmark, l.mode, l.rank_group
+    JOIN next_leader AS n
+        ON n.benchmark = l.benchmark AND n.mode = l.mode AND n.position = l.position
 ),
 grouped AS (
     SELECT o.run_id, max(l.rank_group) AS rank_group

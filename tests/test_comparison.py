@@ -31,7 +31,7 @@ def make_warehouse(scores: dict[tuple[str, str], dict[str, float]],
                         "?, ?, ?, 1, 'success')",
                         [run_id, benchmark, mode, model, task, group, qid])
             con.execute("INSERT INTO question_scores (run_id, qid, run_index, scorer, task, f1)"
-                        " VALUES (?, ?, 1, 'set_f1', ?, ?)", [run_id, qid, task, f1])
+                        " VALUES (?, ?, 1, 'authors_text', ?, ?)", [run_id, qid, task, f1])
     apply_views(con)
     build_comparisons(con)
     return con

@@ -51,7 +51,7 @@ def con() -> duckdb.DuckDBPyConnection:
                     [run_id, qid, status, stop, error])
         # The answer of a successful result scores 1, everything else scores 0 anyway.
         con.execute("INSERT INTO question_scores (run_id, qid, run_index, scorer, f1) "
-                    "VALUES (?, ?, 1, 'set_f1', ?)", [run_id, qid, 1.0 if status == "success"
+                    "VALUES (?, ?, 1, 'authors_text', ?)", [run_id, qid, 1.0 if status == "success"
                                                       else 0.0])
     # The load computes error_kind from the raw row (sql/load/error_kind.sql, over alias s).
     con.execute(f"UPDATE results AS s SET error_kind = {load_sql('error_kind.sql')}")
