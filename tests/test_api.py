@@ -35,8 +35,8 @@ def raw_question_scores(db: Path, benchmark: str) -> dict[str, dict[str, float]]
         "SELECT r.run_id, r.qid, r.run_index, r.status, s.f1 FROM results AS r "
         "JOIN runs AS u ON u.run_id = r.run_id LEFT JOIN question_scores AS s "
         "ON s.run_id = r.run_id AND s.qid = r.qid AND s.run_index = r.run_index "
-        "AND s.scorer = 'authors_text' WHERE u.benchmark = ? AND NOT coalesce(u.is_archived, false) "
-        "AND u.split LIKE 'full%'", [benchmark]).fetchall()
+        "AND s.scorer = 'authors_text' WHERE u.benchmark = ? "
+        "AND NOT coalesce(u.is_archived, false) AND u.split LIKE 'full%'", [benchmark]).fetchall()
     con.close()
     per_result: dict[tuple[str, str], list[float]] = defaultdict(list)
     for run_id, qid, _, _status, f1 in rows:
