@@ -17,7 +17,8 @@ from etl.query import QueryRefused
 
 # Columns the readable formats (table, md) show; csv and json keep every column.
 READABLE = ("qid", "task", "gold", "prediction_a", "prediction_b", "score_a", "score_b",
-            "outcome", "error_class_a", "error_class_b")
+            "outcome", "prediction_source_a", "prediction_source_b", "error_class_a",
+            "error_class_b")
 SCORE_COLUMNS = ("score_a", "score_b", "diff")
 
 
@@ -69,9 +70,9 @@ def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str |
 
     A and B are run ids or model names (canonical key, display name or alias); a model name
     needs --benchmark/--mode when it has several runs. Prints every question either run
-    answered (gold, both predictions, both scores, outcome, error classes), then a summary
-    line: wins / losses / ties, the mean difference with its 95% paired bootstrap interval
-    and the sign-test p (docs/STATISTICS.md). With csv/json the summary goes to stderr."""
+    answered (gold, both predictions, both scores, outcome, prediction sources, error
+    classes), then a summary line: wins / losses / ties, the mean difference with its 95%
+    paired bootstrap interval and the sign-test p (docs/STATISTICS.md). With csv/json the summary goes to stderr."""
     try:
         with Warehouse(db, frames="arrow") as wh:
             result = wh.comparison(a, b, benchmark, mode, only, mode_b)

@@ -137,6 +137,15 @@ def test_compare_command_formats(demo_db: Path) -> None:
     rows = json.loads(as_json.stdout)
     assert len(rows) == wins_a + wins_b
     assert {r["outcome"] for r in rows} == {"a_better", "b_better"}
+    # each side's prediction source is its authors_text row's (first run_index)
+    con = duckdb.connect(str(demo_db), read_only=True)
+    sources = dict(((run, qid), src) for run, qid, src in con.execute(
+        "SELECT run_id, qid, arg_min(prediction_source, run_index) FROM question_scores "
+        "WHERE scorer = 'authors_text' GROUP BY run_id, qid").fetchall())
+    con.close()
+    for r in rows:
+        assert r["prediction_source_a"] == sources[(OPUS, r["qid"])]
+        assert r["prediction_source_b"] == sources[(SONNET, r["qid"])]
     assert "sign test p" in as_json.stderr
     for fmt in ("csv", "md"):
         assert runner.invoke(compare_command, [*base, "--format", fmt]).exit_code == 0

@@ -1,5 +1,7 @@
 -- Per-question comparison of two leaderboard runs ($run_a, $run_b): every question either
--- answered, with the gold, both predictions (first run_index), both scores and the outcome.
+-- answered, with the gold, both predictions (first run_index), both scores and the outcome,
+-- and each side's prediction source under its run's default scorer (first run_index; the
+-- authors' text scorer's finish_tool_call / no_prediction / ..., the mm scorer's note).
 WITH a AS (
     SELECT q.qid, q.task_group, q.task, q.score, q.n_runs
     FROM leaderboard_question_scores AS q WHERE q.run_id = $run_a
@@ -17,6 +19,14 @@ first_results AS (
     FROM results
     WHERE run_id IN ($run_a, $run_b)
     GROUP BY run_id, qid
+),
+sources AS (
+    SELECT q.run_id, q.qid,
+           arg_min(coalesce(q.prediction_source, q.note), q.run_index) AS prediction_source
+    FROM question_scores AS q
+    JOIN leaderboard_runs AS lr ON lr.run_id = q.run_id AND q.scorer = lr.score_source
+    WHERE q.run_id IN ($run_a, $run_b)
+    GROUP BY q.run_id, q.qid
 ),
 classes AS (
     SELECT run_id, qid, arg_min(error_class, run_index) AS error_class
@@ -44,11 +54,15 @@ SELECT
     ra.status AS status_a,
     rb.status AS status_b,
     ca.error_class AS error_class_a,
-    cb.error_class AS error_class_b
+    cb.error_class AS error_class_b,
+    sa.prediction_source AS prediction_source_a,
+    sb.prediction_source AS prediction_source_b
 FROM a
 FULL OUTER JOIN b ON b.qid = a.qid
 LEFT JOIN first_results AS ra ON ra.run_id = $run_a AND ra.qid = coalesce(a.qid, b.qid)
 LEFT JOIN first_results AS rb ON rb.run_id = $run_b AND rb.qid = coalesce(a.qid, b.qid)
 LEFT JOIN classes AS ca ON ca.run_id = $run_a AND ca.qid = coalesce(a.qid, b.qid)
 LEFT JOIN classes AS cb ON cb.run_id = $run_b AND cb.qid = coalesce(a.qid, b.qid)
+LEFT JOIN sources AS sa ON sa.run_id = $run_a AND sa.qid = coalesce(a.qid, b.qid)
+LEFT JOIN sources AS sb ON sb.run_id = $run_b AND sb.qid = coalesce(a.qid, b.qid)
 ORDER BY task_group, task, qid
