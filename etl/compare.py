@@ -72,7 +72,8 @@ def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str |
     needs --benchmark/--mode when it has several runs. Prints every question either run
     answered (gold, both predictions, both scores, outcome, prediction sources, error
     classes), then a summary line: wins / losses / ties, the mean difference with its 95%
-    paired bootstrap interval and the sign-test p (docs/STATISTICS.md). With csv/json the summary goes to stderr."""
+    paired bootstrap interval and the sign-test p (docs/STATISTICS.md). With csv/json the
+    summary goes to stderr."""
     try:
         with Warehouse(db, frames="arrow") as wh:
             result = wh.comparison(a, b, benchmark, mode, only, mode_b)
