@@ -415,8 +415,11 @@ def _parse_json_or_python(value: Any) -> Any:
         return ast.literal_eval(value)
 
 
-def text_predictions(rec: dict[str, Any]) -> tuple[list[Any], str]:
-    """extract_finish_predictions_with_source (without the text fallback, the default)."""
+def text_predictions(rec: dict[str, Any], *, string_answer: bool = True
+                     ) -> tuple[list[Any], str]:
+    """extract_finish_predictions_with_source (without the text fallback, the default).
+    string_answer=False: the legacy evaluate_results.py as of 09dce89, where a string answer
+    is no list and so no prediction."""
     for msg in reversed(rec.get("messages") or []):
         for tc in reversed(msg.get("tool_calls") or []):
             fn = tc.get("function", {})
@@ -429,7 +432,7 @@ def text_predictions(rec: dict[str, Any]) -> tuple[list[Any], str]:
             preds = args.get("response", []) if isinstance(args, dict) else args
             if isinstance(preds, list):
                 return preds, "finish_tool_call"
-            if isinstance(preds, str) and preds.strip():
+            if string_answer and isinstance(preds, str) and preds.strip():
                 return [preds.strip()], "finish_tool_call"
             return [], "finish_tool_call_non_list"
     return [], "no_prediction"
@@ -554,22 +557,8 @@ def text_scores(winners: list[dict[str, Any]], questions: list[Question]
 
 # ---- the legacy evaluate_results.py (flat scores.json) ---------------------------------
 def _legacy_predictions(rec: dict[str, Any]) -> tuple[list[Any], str]:
-    """evaluate_results.py as of 09dce89: like text_predictions, but a string answer is no
-    list and so no prediction."""
-    for msg in reversed(rec.get("messages") or []):
-        for tc in reversed(msg.get("tool_calls") or []):
-            fn = tc.get("function", {})
-            if "finish" not in fn.get("name", "").lower():
-                continue
-            try:
-                args = _parse_json_or_python(fn.get("arguments", {}))
-            except Exception:  # noqa: BLE001 - the scorer catches everything here
-                return [], "finish_parse_error"
-            preds = args.get("response", []) if isinstance(args, dict) else args
-            if isinstance(preds, list):
-                return preds, "finish_tool_call"
-            return [], "finish_tool_call_non_list"
-    return [], "no_prediction"
+    """evaluate_results.py as of 09dce89 (see text_predictions)."""
+    return text_predictions(rec, string_answer=False)
 
 
 def _legacy_f1(predictions: list[Any], label: Any) -> dict[str, float]:
