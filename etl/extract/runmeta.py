@@ -36,19 +36,34 @@ REGION_RE = re.compile(r"^[a-z]{2}(?:-gov)?-[a-z]+-\d+$")
 # openresearcher_ehr/deploy_agent.py / deploy_agent_mm.py and clinseekagent/run_text.py
 # (which prints "[qid=..] DONE Round N: ehr.finish called" where the others print
 # "[qid=..] \u2705 Round N: ehr.finish called - DONE").
-RUN_LOG_PATTERNS: dict[str, re.Pattern[bytes]] = {
-    "n_errors": re.compile(rb"^\s*(?:\[qid=[^\]]*\]\s*ERROR\b|\[?ERROR\]?[:\s])"),
-    "n_tool_errors": re.compile(rb"\bTOOL_ERROR\[\d+\]:"),
-    "n_tool_name_fixes": re.compile(rb"\bTOOL_NAME_FIX:"),
-    "n_synthetic_finish": re.compile(rb"(?i)synthesized ehr\.finish"),
-    "n_exceptions": re.compile(rb"^Traceback \(most recent call last\):"),
-    "n_tool_calls": re.compile(rb"\bTOOL_CALL\[\d+\]:"),
-    "n_truncated_results": re.compile(rb"\bTOOL_RESULT_TRUNCATED\["),
-    "n_finish_called": re.compile(
-        rb"ehr\.finish called - DONE|DONE Round \d+: ehr\.finish called"),
-    "n_written": re.compile(rb"^\[qid=[^\]]*\] task \d+/\d+ \| run .* written to "),
-    "n_questions_started": re.compile(rb"^Processing task \d+/\d+ \| question "),
+# Each pattern comes with a literal every match contains: a block of lines is scanned for
+# the literal (bytes.find, memchr-fast) and the pattern is searched only in the lines that
+# hold it, 10x faster than ten regex searches of every line of a multi-MB log. A line
+# counts once per pattern however many matches it holds. The literal of the one
+# case-insensitive pattern is searched in the lower-cased block. re.M: a search starts at
+# the line's start inside the block, where ^ must match.
+RUN_LOG_PATTERNS: dict[str, tuple[bytes, re.Pattern[bytes]]] = {
+    "n_errors": (b"ERROR", re.compile(
+        rb"^\s*(?:\[qid=[^\]]*\]\s*ERROR\b|\[?ERROR\]?[:\s])", re.M)),
+    "n_tool_errors": (b"TOOL_ERROR[", re.compile(rb"\bTOOL_ERROR\[\d+\]:", re.M)),
+    "n_tool_name_fixes": (b"TOOL_NAME_FIX:", re.compile(rb"\bTOOL_NAME_FIX:", re.M)),
+    "n_synthetic_finish": (b"synthesized ehr.finish",
+                           re.compile(rb"(?i)synthesized ehr\.finish", re.M)),
+    "n_exceptions": (b"Traceback (most recent call last):",
+                     re.compile(rb"^Traceback \(most recent call last\):", re.M)),
+    "n_tool_calls": (b"TOOL_CALL[", re.compile(rb"\bTOOL_CALL\[\d+\]:", re.M)),
+    "n_truncated_results": (b"TOOL_RESULT_TRUNCATED[",
+                            re.compile(rb"\bTOOL_RESULT_TRUNCATED\[", re.M)),
+    "n_finish_called": (b"ehr.finish called", re.compile(
+        rb"ehr\.finish called - DONE|DONE Round \d+: ehr\.finish called", re.M)),
+    "n_written": (b" written to ", re.compile(
+        rb"^\[qid=[^\]]*\] task \d+/\d+ \| run .* written to ", re.M)),
+    "n_questions_started": (b"Processing task ",
+                            re.compile(rb"^Processing task \d+/\d+ \| question ", re.M)),
 }
+CASE_INSENSITIVE = frozenset({"n_synthetic_finish"})
+# Bytes of log read per block (cut at a newline, so no line spans two blocks).
+RUN_LOG_BLOCK = 4 << 20
 # run_multi_model_eval.py try_steal_work: log_path = shard_dir / f"run_steal_{run_id:02d}.log"
 STEAL_LOG_NAME = re.compile(r"^run_steal_(\d+)\.log$")
 # "Using AWS Bedrock: moonshotai.kimi-k2.5 @ us-east-1 | thinking=auto"
@@ -254,6 +269,38 @@ def extract_cmd(file: FileInfo, emit: Emitter) -> None:
                                  "region": region, "backend_model_id": model_id})
 
 
+def _log_blocks(path: str, digest: Any) -> Iterator[bytes]:
+    """The file in blocks of whole lines (the last may lack its newline), hashed as read."""
+    rest = b""
+    with open(path, "rb") as fh:
+        while chunk := fh.read(RUN_LOG_BLOCK):
+            digest.update(chunk)
+            data = rest + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield data[:cut]
+            rest = data[cut:]
+    if rest:
+        yield rest
+
+
+def count_matching_lines(literal: bytes, pattern: re.Pattern[bytes], block: bytes,
+                         haystack: bytes | None = None) -> int:
+    """How many lines of block hold a match of pattern, each line searched on its own (a
+    line with two matches counts once). Only lines holding literal are searched; haystack
+    (the block lower-cased, same offsets) is where literal is looked for, if given."""
+    where = block if haystack is None else haystack
+    n, pos = 0, where.find(literal)
+    while pos >= 0:
+        start = block.rfind(b"\n", 0, pos) + 1
+        end = block.find(b"\n", pos)
+        end = len(block) if end < 0 else end + 1
+        if pattern.search(block, start, end):
+            n += 1
+        pos = where.find(literal, end)
+    return n
+
+
 @register("run_log")
 def extract_run_log(file: FileInfo, emit: Emitter) -> None:
     counts = dict.fromkeys(RUN_LOG_PATTERNS, 0)
@@ -261,16 +308,15 @@ def extract_run_log(file: FileInfo, emit: Emitter) -> None:
     digest = hashlib.sha256()
     n_lines = 0
     try:
-        with open(file.abs_path, "rb") as fh:
-            for raw in fh:  # a log can be large: one line at a time
-                digest.update(raw)
-                n_lines += 1
-                for column, pattern in RUN_LOG_PATTERNS.items():
-                    if pattern.search(raw):
-                        counts[column] += 1
-                if backend is None and (found := BACKEND_LINE.search(raw)):
-                    backend = (found.group(1).decode("utf-8", "replace"),
-                               found.group(2).decode("utf-8", "replace"))
+        for block in _log_blocks(file.abs_path, digest):  # a log can be large: by blocks
+            n_lines += block.count(b"\n") + (not block.endswith(b"\n"))
+            lowered = block.lower()
+            for column, (literal, pattern) in RUN_LOG_PATTERNS.items():
+                counts[column] += count_matching_lines(
+                    literal, pattern, block, lowered if column in CASE_INSENSITIVE else None)
+            if backend is None and (found := BACKEND_LINE.search(block)):
+                backend = (found.group(1).decode("utf-8", "replace"),
+                           found.group(2).decode("utf-8", "replace"))
     except OSError as exc:
         emit.reject(None, "error", f"cannot read {file.path}: {exc}", None)
         return
