@@ -22,6 +22,7 @@ import orjson
 from etl import __version__
 from etl.cache import (
     cache_root_for,
+    load_skip_keys,
     not_cached,
     prune_cache,
     read_index,
@@ -260,6 +261,8 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
         staged.update(fresh)
         set_skip_keys(secondary, preferred, staged, cache_root)
         todo_secondary = not_cached(secondary, entries, parser, cache_root, staged)
+        for info in todo_secondary:
+            load_skip_keys(info)  # the extractor stages bare copies of these keys
         fresh_secondary = stage_files(todo_secondary, cache_root, parser, ingest_id,
                                      options.jobs, options.progress)
     except BrokenProcessPool as exc:
