@@ -29,6 +29,7 @@ import orjson
 
 EXCERPT_CHARS = 200
 BOM = b"\xef\xbb\xbf"
+READ_BUFFER = 1 << 20
 
 
 @dataclass(slots=True)
@@ -237,7 +238,9 @@ class JsonlReader:
 
     def __iter__(self) -> Iterator[Line]:
         digest = hashlib.sha256()
-        with open(self.path, "rb") as fh:
+        # A 1 MB buffer: with the default 8 KB one, splitting the lines of a 100 MB results
+        # file (records of up to MBs) cost 4x more CPU.
+        with open(self.path, "rb", buffering=READ_BUFFER) as fh:
             for line_no, raw in enumerate(fh, start=1):
                 digest.update(raw)
                 self.n_bytes += len(raw)
