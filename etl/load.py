@@ -59,6 +59,18 @@ def _select_for(table: str, redactions: Redactions | None = None,
     return select
 
 
+def in_transaction(con: duckdb.DuckDBPyConnection,
+                   step: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+    """Run step's statements as one transaction (rolled back if it raises)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        step(con)
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
 def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
                  ) -> None:
     if not rows:
@@ -78,7 +90,9 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                    redactions: Redactions | None = None) -> None:
     """Create the schema and fill every table from discover + staged Parquet. With
     redactions (see etl/redact.py), redacted columns are replaced as they are loaded."""
-    create_schema(con)
+    # DDL and each post-load step in one transaction: statement by statement, every
+    # COMMENT ON commits on its own, and the schema alone took 0.7-1.3 s instead of 0.2 s.
+    in_transaction(con, create_schema)
     files_by_id = {f.file_id: f for f in disc.files}
 
     con.execute("CREATE TEMP TABLE stage_files (file_id VARCHAR, path VARCHAR, "
@@ -161,7 +175,7 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                     "ingest_id) VALUES (NULL, ?, NULL, ?, ?, NULL, ?)",
                     [problem.path, problem.severity, problem.error, ingest["ingest_id"]])
     for hook in post_load:
-        hook(con)
+        in_transaction(con, hook)
     counts = con.execute("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM "
                          "rejects)").fetchall()[0]
     ingest["n_results"], ingest["n_rejects"] = counts
