@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from etl.api import OUTCOMES, WarehouseError
-from etl.query import QueryFailed, QueryRefused, run_queries
+from etl.query import QueryFailed, QueryRefused, run_statements
 from etl.serve.live import LiveWarehouse, ServeWarehouse
 
 HERE = Path(__file__).parent
@@ -506,15 +506,21 @@ def page_rejects(wh: ServeWarehouse, request: Request) -> Page:
                  if more else None})
 
 
-def page_sql(wh: ServeWarehouse, request: Request, db_path: Path) -> Page:
+def page_sql(wh: ServeWarehouse, request: Request) -> Page:
     sql = request.query_params.get("q") or ""
     context: dict[str, Any] = {"sql": sql, "error": None, "results": []}
     tables: dict[str, Table] = {}
     status = 200
     if sql.strip():
         try:
-            # The one read-only gate of `etl query`: allow-list, locked connection.
-            results = run_queries(db_path, sql, max_rows=SQL_MAX_ROWS)
+            # The one read-only gate of `etl query`: its allow-list, on a fresh connection
+            # (a cursor) to the server's read-only, locked database, so the same settings,
+            # and none of the server connection's temp tables (serve_memo_tables.sql).
+            cursor = wh.con.cursor()
+            try:
+                results = run_statements(cursor, sql, max_rows=SQL_MAX_ROWS)
+            finally:
+                cursor.close()
         except (QueryRefused, QueryFailed) as error:
             context["error"] = str(error)
             status = 400
@@ -568,17 +574,21 @@ def render(env: Environment, page: Page, request: Request) -> Response:
     return HTMLResponse(html, status_code=page.status)
 
 
-def create_app(db_path: str | Path) -> Starlette:
-    """The explorer over the warehouse at db_path (opened read-only, reopened when replaced)."""
+def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> Starlette:
+    """The explorer over the warehouse at db_path (opened read-only, reopened when replaced).
+
+    resources: bounds of the server's DuckDB connection (etl serve passes its
+    --memory-limit and --threads); None keeps DuckDB's defaults, so that other read-only connections
+    of the same process (tests, notebooks) can open the same file."""
     db = Path(db_path)
-    live = LiveWarehouse(db)
+    live = LiveWarehouse(db, resources)
     env = make_env()
 
-    def endpoint(handler: Callable[..., Page], needs_path: bool = False) -> Callable:
+    def endpoint(handler: Callable[..., Page]) -> Callable:
         def run(request: Request) -> Response:
             try:
                 with live.use() as wh:
-                    page = handler(wh, request, db) if needs_path else handler(wh, request)
+                    page = handler(wh, request)
             except NotFound as missing:
                 page = Page("error.html", "Not found", [HOME], {}, {"message": str(missing)},
                             {"error": str(missing)}, 404)
@@ -622,7 +632,7 @@ def create_app(db_path: str | Path) -> Starlette:
         Route("/lineage", endpoint(page_lineage)),
         Route("/lineage/diff", endpoint(page_lineage_diff)),
         Route("/rejects", endpoint(page_rejects)),
-        Route("/sql", endpoint(page_sql, needs_path=True)),
+        Route("/sql", endpoint(page_sql)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     @asynccontextmanager

@@ -32,11 +32,22 @@ class ServeWarehouse(Warehouse):
     The board-wide views (leaderboard_ranked, leaderboard_common, leaderboard_by_task,
     archive_lineage, archive_diff) take seconds at bench scale and do not depend on the
     request, so each is computed once per open file (serve_memo_*.sql) and filtered here;
-    a new file gets a new ServeWarehouse and so fresh memos."""
+    the per-result and per-question scores that per-request queries join are materialized
+    on the connection when it opens (serve_memo_tables.sql). A new file gets a new
+    ServeWarehouse and so fresh memos.
 
-    def __init__(self, path: str | Path, frames: str = "arrow") -> None:
-        super().__init__(path, frames)
+    resources: bounds of the connection (see etl.serve.command.DEFAULT_RESOURCES and
+    open_read_only)."""
+
+    def __init__(self, path: str | Path, frames: str = "arrow",
+                 resources: dict[str, Any] | None = None) -> None:
+        super().__init__(path, frames, resources)
         self._memo: dict[str, list[dict[str, Any]]] = {}
+        try:
+            self.con.execute(query_text("serve_memo_tables"))
+        except BaseException:
+            self.con.close()
+            raise
 
     def memo(self, name: str) -> list[dict[str, Any]]:
         """Every row of sql/queries/serve_memo_<name>.sql, computed on first use."""
@@ -76,8 +87,9 @@ class LiveWarehouse:
     DuckDB connections are not meant for concurrent use from threads, so requests take turns
     (a lock): this is a local, single-user explorer."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, resources: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
+        self.resources = resources
         self._lock = threading.Lock()
         self._wh: ServeWarehouse | None = None
         self._identity: tuple[int, int, int, int] | None = None
@@ -92,7 +104,7 @@ class LiveWarehouse:
             self._wh = None
             self.reopened += 1
         if self._wh is None:
-            self._wh = ServeWarehouse(self.path, frames="arrow")
+            self._wh = ServeWarehouse(self.path, frames="arrow", resources=self.resources)
             self._identity = identity
         return self._wh
 
