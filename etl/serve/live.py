@@ -23,15 +23,17 @@ def file_identity(path: Path) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-MEMOS = ("ranked", "common", "by_task", "lineage", "archive_diff")
+MEMOS = ("ranked", "common", "by_task", "lineage", "archive_diff", "board_scorers", "coverage",
+         "reject_files")
 
 
 class ServeWarehouse(Warehouse):
     """The read-only Warehouse with the explorer's queries (sql/queries/serve_*.sql).
 
     The board-wide views (leaderboard_ranked, leaderboard_common, leaderboard_by_task,
-    archive_lineage, archive_diff) take seconds at bench scale and do not depend on the
-    request, so each is computed once per open file (serve_memo_*.sql) and filtered here;
+    archive_lineage, archive_diff, coverage, ...) take seconds at bench scale and do not
+    depend on the request, so each is computed once per open file (serve_memo_*.sql) and
+    filtered here;
     the per-result and per-question scores that per-request queries join are materialized
     on the connection when it opens (serve_memo_tables.sql). A new file gets a new
     ServeWarehouse and so fresh memos.

@@ -1,11 +1,12 @@
--- The request-independent views that the explorer's per-request queries join (trajectory,
--- question, questions and compare pages), materialized once per open warehouse file as TEMP
--- tables with the same name and columns on the explorer's own connection. DuckDB resolves an
--- unqualified name to the temp catalog first, so every query of that connection (and every
--- view it reads through, e.g. leaderboard_ranked) reads the materialized rows instead of
--- re-deriving them per request (about half a second each at bench scale); the file is
--- read-only and a replaced file gets a new connection, so the copies cannot go stale.
--- Other connections (the SQL page's cursor, etl query) never see them.
+-- The request-independent views that the explorer's per-request queries join (questions,
+-- question, trajectory and compare pages), materialized once per open warehouse
+-- file as TEMP tables with the same name and columns on the explorer's own connection.
+-- DuckDB resolves an unqualified name to the temp catalog first, so every query of that
+-- connection (and every view it reads through, e.g. leaderboard_ranked) reads the
+-- materialized rows instead of re-deriving them per request (about half a second each at
+-- bench scale). The file is read-only and a replaced file gets a new connection, so the
+-- copies cannot go stale. Other connections (the SQL page's cursor, etl query) never see
+-- them.
 CREATE TEMP TABLE leaderboard_result_scores AS
 SELECT * FROM main.leaderboard_result_scores;
 
