@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import duckdb
 import orjson
 from jinja2 import Environment, FileSystemLoader
 from starlette.applications import Starlette
@@ -37,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from etl.api import OUTCOMES, WarehouseError
 from etl.query import QueryFailed, QueryRefused, run_statements
-from etl.serve.live import LiveWarehouse, ServeWarehouse
+from etl.serve.live import LiveWarehouse, ServeWarehouse, out_of_memory_message
 
 HERE = Path(__file__).parent
 PAGE_CHARS = 10_000  # one page of a long message or tool result
@@ -606,9 +607,9 @@ def render(env: Environment, page: Page, request: Request) -> Response:
 def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> Starlette:
     """The explorer over the warehouse at db_path (opened read-only, reopened when replaced).
 
-    resources: bounds of the server's DuckDB connection (etl serve passes its
-    --memory-limit and --threads); None keeps DuckDB's defaults, so that other read-only connections
-    of the same process (tests, notebooks) can open the same file."""
+    resources: bounds of the server's DuckDB connection (etl serve passes its --memory-limit
+    and --threads); None keeps DuckDB's defaults, so that other read-only connections of the
+    same process (tests, notebooks) can open the same file."""
     db = Path(db_path)
     live = LiveWarehouse(db, resources)
     env = make_env()
@@ -621,6 +622,10 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
             except NotFound as missing:
                 page = Page("error.html", "Not found", [HOME], {}, {"message": str(missing)},
                             {"error": str(missing)}, 404)
+            except duckdb.OutOfMemoryException as error:
+                message = out_of_memory_message(error, resources)
+                page = Page("error.html", "Out of memory", [HOME], {}, {"message": message},
+                            {"error": message}, 503)
             except (QueryRefused, FileNotFoundError) as error:
                 page = Page("error.html", "Warehouse unavailable", [HOME], {},
                             {"message": str(error)}, {"error": str(error)}, 503)

@@ -51,15 +51,24 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
     if not db_path.is_file():
         raise click.ClickException(
             f"database not found: {db_path} (build it with `etl ingest ROOT --db {db_path}`)")
+    import duckdb
     import uvicorn
 
+    from etl.query import QueryRefused
     from etl.serve.app import create_app
+    from etl.serve.live import out_of_memory_message
 
     if host != LOOPBACK:
         click.echo(f"etl serve: listening on {host}, not only loopback", err=True)
     click.echo(f"etl serve: http://{host}:{port}/ over {db_path} (read-only; Ctrl-C stops)",
                err=True)
-    app = create_app(db_path, {"memory_limit": memory_limit, "threads": threads})
-    # The board-wide views take seconds on a full warehouse: compute them before serving.
-    app.state.live.warm()
+    resources = {"memory_limit": memory_limit, "threads": threads}
+    try:
+        app = create_app(db_path, resources)
+        # The board-wide views take seconds on a full warehouse: compute them before serving.
+        app.state.live.warm()
+    except duckdb.OutOfMemoryException as error:
+        raise click.ClickException(out_of_memory_message(error, resources)) from None
+    except QueryRefused as error:  # e.g. a --memory-limit DuckDB cannot parse
+        raise click.ClickException(str(error)) from None
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -27,6 +27,14 @@ MEMOS = ("ranked", "common", "by_task", "lineage", "archive_diff", "board_scorer
          "reject_files")
 
 
+def out_of_memory_message(error: BaseException, resources: dict[str, Any] | None) -> str:
+    """What to tell the user when DuckDB hit the server connection's memory limit."""
+    limit = (resources or {}).get("memory_limit", "DuckDB's default")
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return (f"the server's memory limit ({limit}) is too small for this warehouse: {first}; "
+            "restart etl serve with a larger --memory-limit")
+
+
 class ServeWarehouse(Warehouse):
     """The read-only Warehouse with the explorer's queries (sql/queries/serve_*.sql).
 
