@@ -91,13 +91,22 @@ def sample_urls(db: Path, per_type: int, seed: int) -> dict[str, list[str]]:
     }
 
 
-def run_bench(db: Path, per_type: int = 20, repeats: int = 3, seed: int = 1) -> dict:
+def run_bench(db: Path, per_type: int = 20, repeats: int = 3, seed: int = 1,
+              pages: tuple[str, ...] = (), server_args: tuple[str, ...] = ()) -> dict:
+    """Start etl serve over db (with server_args), request every sampled URL `repeats` times
+    (only the page types in `pages` when given) and measure; the report format_report draws."""
     urls = sample_urls(db, per_type, seed)
+    unknown = set(pages) - set(urls)
+    if unknown:
+        raise click.UsageError(f"unknown page type(s) {', '.join(sorted(unknown))}; "
+                               f"known: {', '.join(urls)}")
+    if pages:
+        urls = {kind: paths for kind, paths in urls.items() if kind in pages}
     load_before = os.getloadavg()
     started = time.monotonic()
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "etl.cli", "serve", "--db", str(db),
-                             "--port", str(port)], stderr=subprocess.DEVNULL)
+                             "--port", str(port), *server_args], stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         # The server computes its memos before it listens (seconds at bench scale).
@@ -176,10 +185,16 @@ def format_report(report: dict) -> str:
 @click.option("--per-type", default=20, show_default=True, help="Sampled URLs per page type.")
 @click.option("--repeats", default=3, show_default=True, help="Requests of each URL.")
 @click.option("--seed", default=1, show_default=True, help="Seed of the URL sample.")
-def main(db_path: Path, per_type: int, repeats: int, seed: int) -> None:
+@click.option("--page", "pages", multiple=True,
+              help="Measure only this page type (repeatable; default: every type).")
+@click.option("--server-arg", "server_args", multiple=True,
+              help="Pass this argument on to etl serve (repeatable), e.g. "
+                   "--server-arg=--threads=1.")
+def main(db_path: Path, per_type: int, repeats: int, seed: int, pages: tuple[str, ...],
+         server_args: tuple[str, ...]) -> None:
     """Measure p50/p95/max latency per page type and the server's peak RSS; exit 1 when a
     target (p95 under 300 ms for every page type, peak RSS under 500 MB) is missed."""
-    report = run_bench(db_path, per_type, repeats, seed)
+    report = run_bench(db_path, per_type, repeats, seed, pages, server_args)
     click.echo(format_report(report))
     if missed(report):
         sys.exit(1)
