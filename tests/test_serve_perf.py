@@ -160,6 +160,9 @@ def test_the_bench_verdict_names_every_missed_target() -> None:
     assert next(x for x in lines if x.startswith("compare")).endswith("MISSED")
     assert lines[-1].startswith("MISSED 3 target(s)")
     assert bench.missed(_report({"home": 1.0}, math.nan)) != []  # no RSS reading
+    failed = {**met, "failures": {"sql": ["/sql?q=x: HTTP Error 503: Service Unavailable"]}}
+    assert bench.missed(failed) == [
+        "sql: 1 failed request(s), first /sql?q=x: HTTP Error 503: Service Unavailable"]
 
 
 def test_the_bench_runs_on_a_warehouse_and_exits_by_its_verdict(demo_db: Path) -> None:

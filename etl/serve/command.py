@@ -11,9 +11,10 @@ import click
 LOOPBACK = "127.0.0.1"
 # What the server's connection may use. DuckDB's buffer pool and hash tables default to 80%
 # of the machine's RAM; computing the board memos then peaks near 1 GB at bench scale. With a
-# limit DuckDB evicts cached blocks and spills (to <db>.tmp) instead. The per-request queries
-# are small, single-threaded work; two threads help the memos at start.
-DEFAULT_RESOURCES: dict[str, Any] = {"memory_limit": "256MB", "threads": 2}
+# limit DuckDB evicts cached blocks and spills (to <db>.tmp) instead: peak RSS ~390 MB. One
+# thread: the per-request queries are small scans, and on a busy 2-core machine a second
+# thread made p95 worse (it only speeds up the memos computed at start).
+DEFAULT_RESOURCES: dict[str, Any] = {"memory_limit": "256MB", "threads": 1}
 
 
 @click.command("serve")
