@@ -52,14 +52,16 @@ class Comparison:
 class Warehouse:
     """A read-only view of one warehouse file."""
 
-    def __init__(self, path: str | Path, frames: str = "auto") -> None:
+    def __init__(self, path: str | Path, frames: str = "auto",
+                 resources: dict[str, Any] | None = None) -> None:
         if frames not in ("auto", "pandas", "arrow"):
             raise ValueError("frames must be auto, pandas or arrow")
         if frames == "pandas" and not pandas_available():
             raise ImportError("pandas is not installed: pip install 'clinseek-warehouse[pandas]'")
         self.path = Path(path)
         self.frames = "pandas" if frames == "auto" and pandas_available() else frames
-        self.con = open_read_only(self.path)
+        # resources: bounds of the connection (memory_limit, threads; see open_read_only).
+        self.con = open_read_only(self.path, resources)
 
     # -- plumbing ---------------------------------------------------------------------
     def close(self) -> None:

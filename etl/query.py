@@ -99,9 +99,15 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def open_read_only(db_path: str | Path) -> duckdb.DuckDBPyConnection:
+def open_read_only(
+    db_path: str | Path, resources: dict[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
     """Open the warehouse file read-only with file access and configuration changes disabled.
 
+    `resources`: extra settings that only bound what the connection may use (memory_limit,
+    threads, ...); the safety settings of SAFE_CONFIG always win over them. DuckDB shares one
+    database per file within a process and refuses a second connection with other settings,
+    so every connection of one process to one file must pass the same resources.
     Raises QueryRefused when the file is missing or DuckDB cannot open it."""
     path = Path(db_path)
     if not path.exists():
@@ -111,7 +117,8 @@ def open_read_only(db_path: str | Path) -> duckdb.DuckDBPyConnection:
     if not path.is_file():
         raise QueryRefused(f"database path is not a file: {path}")
     try:
-        return duckdb.connect(str(path), read_only=True, config=dict(SAFE_CONFIG))
+        return duckdb.connect(str(path), read_only=True,
+                              config={**(resources or {}), **SAFE_CONFIG})
     except duckdb.Error as error:
         raise QueryRefused(f"cannot open database {path}: {_first_line(error)}") from None
 
@@ -203,10 +210,18 @@ def run_queries(
     closed before returning."""
     con = open_read_only(db_path)
     try:
-        statements = check_read_only(con, sql)
-        return [_execute(con, statement, max_rows) for statement in statements]
+        return run_statements(con, sql, max_rows=max_rows)
     finally:
         con.close()
+
+
+def run_statements(
+    con: duckdb.DuckDBPyConnection, sql: str, *, max_rows: int | None = None
+) -> list[QueryResult]:
+    """run_queries on a connection the caller opened with open_read_only (e.g. a cursor of a
+    long-lived one): the same allow-list, every statement checked before the first runs."""
+    statements = check_read_only(con, sql)
+    return [_execute(con, statement, max_rows) for statement in statements]
 
 
 def run_query(db_path: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:

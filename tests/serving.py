@@ -24,9 +24,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(db: Path) -> Iterator[str]:
-    """The explorer over db at http://127.0.0.1:<free port>; stopped on exit."""
-    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=free_port(),
+def running_server(db: Path, resources: dict | None = None) -> Iterator[str]:
+    """The explorer over db at http://127.0.0.1:<free port>; stopped on exit. resources: the
+    bounds of its DuckDB connection (as etl serve passes them); then no other connection of
+    this process may open db with other settings while it runs."""
+    config = uvicorn.Config(create_app(db, resources), host="127.0.0.1", port=free_port(),
                             log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import duckdb
 import orjson
 from jinja2 import Environment, FileSystemLoader
 from starlette.applications import Starlette
@@ -36,14 +37,17 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from etl.api import OUTCOMES, WarehouseError
-from etl.query import QueryFailed, QueryRefused, run_queries
-from etl.serve.live import LiveWarehouse, ServeWarehouse
+from etl.query import QueryFailed, QueryRefused, run_statements
+from etl.serve.live import LiveWarehouse, ServeWarehouse, out_of_memory_message
 
 HERE = Path(__file__).parent
 PAGE_CHARS = 10_000  # one page of a long message or tool result
 COLLAPSE_CHARS = 1_500  # longer texts start collapsed
 SQL_MAX_ROWS = 1_000
-HTML_ROWS = 400  # rows of a table drawn in HTML unless ?all=1 (JSON and CSV hold all)
+# Rows of a table drawn per HTML page; ?start_<table>=N shows the rows from N, with links to
+# the previous and next pages (JSON and CSV always hold every row). Bounds the drawing work
+# of a request: 200 rows of a comparison take about 20 ms to draw.
+HTML_ROWS = 200
 REJECTS_PAGE = 500
 # Image types a browser renders without running anything (no SVG).
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -76,6 +80,12 @@ class Table:
     rows: list[dict[str, Any]]
     links: dict[str, Callable[[dict[str, Any]], str | None]] = field(default_factory=dict)
     note: str = ""
+    # Rows drawn per HTML page (None: all, for a table its page already bounds), and the
+    # window of the current request (set by render).
+    html_rows: int | None = HTML_ROWS
+    start: int = 0
+    prev_url: str | None = None
+    next_url: str | None = None
 
     @classmethod
     def of(cls, rows: list[dict[str, Any]], columns: list[str] | None = None,
@@ -83,10 +93,27 @@ class Table:
         cols = columns if columns is not None else (list(rows[0]) if rows else [])
         return cls(cols, rows, links)
 
-    def cells(self, limit: int | None = None) -> list[list[tuple[Any, str | None]]]:
-        rows = self.rows if limit is None else self.rows[:limit]
+    @property
+    def stop(self) -> int:
+        """One past the last row of the window drawn in HTML."""
+        return len(self.rows) if self.html_rows is None else min(
+            len(self.rows), self.start + self.html_rows)
+
+    def cells(self) -> list[list[tuple[Any, str | None]]]:
+        """The cells of the rows of the HTML window, each with its link (or None)."""
         return [[(row.get(c), self.links[c](row) if c in self.links else None)
-                 for c in self.columns] for row in rows]
+                 for c in self.columns] for row in self.rows[self.start:self.stop]]
+
+    def paginate(self, start: int, page_url: Callable[[int], str]) -> None:
+        """Draw the rows from `start` (moved to the start of the last page when past it)."""
+        if self.html_rows is None or len(self.rows) <= self.html_rows:
+            return
+        last = (len(self.rows) - 1) // self.html_rows * self.html_rows
+        self.start = min(max(0, start), last)
+        if self.start > 0:
+            self.prev_url = page_url(max(0, self.start - self.html_rows))
+        if self.stop < len(self.rows):
+            self.next_url = page_url(self.stop)
 
 
 @dataclass
@@ -186,8 +213,7 @@ def page_board(wh: ServeWarehouse, request: Request) -> Page:
     benchmark, mode = _required(request, "benchmark", "mode")
     scorer = request.query_params.get("scorer") or None
     shared = request.query_params.get("shared") in ("1", "true", "on")
-    scorers = [r["scorer"] for r in wh.serve_rows("board_scorers", benchmark=benchmark,
-                                                  mode=mode)]
+    scorers = [r["scorer"] for r in wh.board("board_scorers", benchmark, mode)]
     if scorer is not None and scorer not in scorers:
         raise NotFound(f"no scorer {scorer!r} for {benchmark} {mode}")
     ranked = wh.board("ranked", benchmark, mode)
@@ -336,13 +362,12 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
         raise NotFound(f"no result {qid!r} (attempt {run_index}) in run {run_id!r}")
     rec = result[0]
     messages = wh.serve_rows("trajectory_messages", chars=PAGE_CHARS, **key)
-    calls = wh.serve_rows("trajectory_tool_calls", chars=PAGE_CHARS, **key)
     images = wh.serve_rows("trajectory_images", **key)
     scores = wh.serve_rows("trajectory_scores", **key)
     around = wh.serve_rows("trajectory_neighbours", **key)
-    calls_by_msg: dict[int, list[dict[str, Any]]] = {}
-    for call in calls:
-        calls_by_msg.setdefault(call["msg_idx"], []).append(call)
+    # Each message row holds its tool calls (one query reads messages and tool_calls once).
+    calls_by_msg = {m["msg_idx"]: m["calls"] for m in messages if m["calls"]}
+    calls = [call for m in messages for call in m.pop("calls")]
     images_by_msg: dict[int, list[dict[str, Any]]] = {}
     for image in images:
         image["src"] = (url("/image", run=run_id, qid=qid, index=run_index,
@@ -491,10 +516,12 @@ def page_rejects(wh: ServeWarehouse, request: Request) -> Page:
     rejects = wh.serve_rows("rejects", path=path, limit=REJECTS_PAGE + 1, offset=offset)
     more = len(rejects) > REJECTS_PAGE
     rejects = rejects[:REJECTS_PAGE]
-    files = wh.serve_rows("reject_files")
-    coverage = wh.serve_rows("coverage")
+    files = wh.memo("reject_files")
+    coverage = wh.memo("coverage")
+    listed = Table.of(rejects, path=lambda r: url("/rejects", path=r["path"]))
+    listed.html_rows = None  # already one page (REJECTS_PAGE rows from offset)
     tables = {
-        "rejects": Table.of(rejects, path=lambda r: url("/rejects", path=r["path"])),
+        "rejects": listed,
         "files": Table.of(files, path=lambda r: url("/rejects", path=r["path"])),
         "coverage": Table.of(coverage, run_id=lambda r: url("/questions", run=r["run_id"])),
     }
@@ -506,15 +533,21 @@ def page_rejects(wh: ServeWarehouse, request: Request) -> Page:
                  if more else None})
 
 
-def page_sql(wh: ServeWarehouse, request: Request, db_path: Path) -> Page:
+def page_sql(wh: ServeWarehouse, request: Request) -> Page:
     sql = request.query_params.get("q") or ""
     context: dict[str, Any] = {"sql": sql, "error": None, "results": []}
     tables: dict[str, Table] = {}
     status = 200
     if sql.strip():
         try:
-            # The one read-only gate of `etl query`: allow-list, locked connection.
-            results = run_queries(db_path, sql, max_rows=SQL_MAX_ROWS)
+            # The one read-only gate of `etl query`: its allow-list, on a fresh connection
+            # (a cursor) to the server's read-only, locked database, so the same settings,
+            # and none of the server connection's temp tables (serve_memo_tables.sql).
+            cursor = wh.con.cursor()
+            try:
+                results = run_statements(cursor, sql, max_rows=SQL_MAX_ROWS)
+            finally:
+                cursor.close()
         except (QueryRefused, QueryFailed) as error:
             context["error"] = str(error)
             status = 400
@@ -561,27 +594,38 @@ def render(env: Environment, page: Page, request: Request) -> Response:
     formats = {"json": url(request.url.path, **{**request.query_params, "format": "json"})}
     if page.tables:
         formats["csv"] = url(request.url.path, **{**request.query_params, "format": "csv"})
-    limit = None if request.query_params.get("all") == "1" else HTML_ROWS
-    everything = url(request.url.path, **{**request.query_params, "all": "1"})
-    html = env.get_template(page.template).render(page=page, formats=formats, row_limit=limit,
-                                                  all_rows_url=everything, **page.context)
+    for name, table in page.tables.items():
+        param = f"start_{name}"
+        raw = request.query_params.get(param, "0")
+        table.paginate(int(raw) if raw.isdigit() else 0,
+                       lambda n, param=param: url(request.url.path,
+                                                  **{**request.query_params, param: n}))
+    html = env.get_template(page.template).render(page=page, formats=formats, **page.context)
     return HTMLResponse(html, status_code=page.status)
 
 
-def create_app(db_path: str | Path) -> Starlette:
-    """The explorer over the warehouse at db_path (opened read-only, reopened when replaced)."""
+def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> Starlette:
+    """The explorer over the warehouse at db_path (opened read-only, reopened when replaced).
+
+    resources: bounds of the server's DuckDB connection (etl serve passes its --memory-limit
+    and --threads); None keeps DuckDB's defaults, so that other read-only connections of the
+    same process (tests, notebooks) can open the same file."""
     db = Path(db_path)
-    live = LiveWarehouse(db)
+    live = LiveWarehouse(db, resources)
     env = make_env()
 
-    def endpoint(handler: Callable[..., Page], needs_path: bool = False) -> Callable:
+    def endpoint(handler: Callable[..., Page]) -> Callable:
         def run(request: Request) -> Response:
             try:
                 with live.use() as wh:
-                    page = handler(wh, request, db) if needs_path else handler(wh, request)
+                    page = handler(wh, request)
             except NotFound as missing:
                 page = Page("error.html", "Not found", [HOME], {}, {"message": str(missing)},
                             {"error": str(missing)}, 404)
+            except duckdb.OutOfMemoryException as error:
+                message = out_of_memory_message(error, resources)
+                page = Page("error.html", "Out of memory", [HOME], {}, {"message": message},
+                            {"error": message}, 503)
             except (QueryRefused, FileNotFoundError) as error:
                 page = Page("error.html", "Warehouse unavailable", [HOME], {},
                             {"message": str(error)}, {"error": str(error)}, 503)
@@ -622,7 +666,7 @@ def create_app(db_path: str | Path) -> Starlette:
         Route("/lineage", endpoint(page_lineage)),
         Route("/lineage/diff", endpoint(page_lineage_diff)),
         Route("/rejects", endpoint(page_rejects)),
-        Route("/sql", endpoint(page_sql, needs_path=True)),
+        Route("/sql", endpoint(page_sql)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     @asynccontextmanager

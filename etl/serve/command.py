@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import click
 
 LOOPBACK = "127.0.0.1"
+# What the server's connection may use. DuckDB's buffer pool and hash tables default to 80%
+# of the machine's RAM; computing the board memos then peaks near 1 GB at bench scale. With a
+# limit DuckDB evicts cached blocks and spills (to <db>.tmp) instead: peak RSS ~390 MB. One
+# thread: the per-request queries are small scans, and on a busy 2-core machine a second
+# thread made p95 worse (it only speeds up the memos computed at start).
+DEFAULT_RESOURCES: dict[str, Any] = {"memory_limit": "256MB", "threads": 1}
 
 
 @click.command("serve")
@@ -20,7 +27,13 @@ LOOPBACK = "127.0.0.1"
                    "exposes every trajectory to the network.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
               help="TCP port to listen on.")
-def serve_command(db_path: Path, host: str, port: int) -> None:
+@click.option("--memory-limit", default=DEFAULT_RESOURCES["memory_limit"], show_default=True,
+              help="DuckDB memory limit of the server's connection (buffer pool and query "
+                   "memory; beyond it DuckDB evicts cached blocks or spills to <db>.tmp).")
+@click.option("--threads", default=DEFAULT_RESOURCES["threads"], show_default=True,
+              type=click.IntRange(1, 256), help="DuckDB threads of the server's connection.")
+def serve_command(db_path: Path, host: str, port: int, memory_limit: str, threads: int
+                  ) -> None:
     """Browse the warehouse in a web browser: leaderboards, model x task heat maps,
     questions, trajectories, run comparisons, archive lineage, rejects and read-only SQL.
 
@@ -39,15 +52,24 @@ def serve_command(db_path: Path, host: str, port: int) -> None:
     if not db_path.is_file():
         raise click.ClickException(
             f"database not found: {db_path} (build it with `etl ingest ROOT --db {db_path}`)")
+    import duckdb
     import uvicorn
 
+    from etl.query import QueryRefused
     from etl.serve.app import create_app
+    from etl.serve.live import out_of_memory_message
 
     if host != LOOPBACK:
         click.echo(f"etl serve: listening on {host}, not only loopback", err=True)
     click.echo(f"etl serve: http://{host}:{port}/ over {db_path} (read-only; Ctrl-C stops)",
                err=True)
-    app = create_app(db_path)
-    # The board-wide views take seconds on a full warehouse: compute them before serving.
-    app.state.live.warm()
+    resources = {"memory_limit": memory_limit, "threads": threads}
+    try:
+        app = create_app(db_path, resources)
+        # The board-wide views take seconds on a full warehouse: compute them before serving.
+        app.state.live.warm()
+    except duckdb.OutOfMemoryException as error:
+        raise click.ClickException(out_of_memory_message(error, resources)) from None
+    except QueryRefused as error:  # e.g. a --memory-limit DuckDB cannot parse
+        raise click.ClickException(str(error)) from None
     uvicorn.run(app, host=host, port=port, log_level="warning")

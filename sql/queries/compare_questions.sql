@@ -2,6 +2,9 @@
 -- answered, with the gold, both predictions (first run_index), both scores and the outcome,
 -- and each side's prediction source under its run's default scorer (first run_index; the
 -- authors' text scorer's finish_tool_call / no_prediction / ..., the mm scorer's note).
+-- The BETWEEN before each IN is for speed: DuckDB applies a range on run_id inside the
+-- table scan, so only the two runs' rows are read in full (an IN of two values is applied
+-- after every column of every row was read: 3x slower at bench scale).
 WITH a AS (
     SELECT q.qid, q.task_group, q.task, q.score, q.n_runs
     FROM leaderboard_question_scores AS q WHERE q.run_id = $run_a
@@ -17,7 +20,8 @@ first_results AS (
         arg_min(prediction, run_index) AS prediction,
         arg_min(status, run_index) AS status
     FROM results
-    WHERE run_id IN ($run_a, $run_b)
+    WHERE run_id BETWEEN least($run_a, $run_b) AND greatest($run_a, $run_b)
+        AND run_id IN ($run_a, $run_b)
     GROUP BY run_id, qid
 ),
 sources AS (
@@ -25,13 +29,15 @@ sources AS (
            arg_min(coalesce(q.prediction_source, q.note), q.run_index) AS prediction_source
     FROM question_scores AS q
     JOIN leaderboard_runs AS lr ON lr.run_id = q.run_id AND q.scorer = lr.score_source
-    WHERE q.run_id IN ($run_a, $run_b)
+    WHERE q.run_id BETWEEN least($run_a, $run_b) AND greatest($run_a, $run_b)
+        AND q.run_id IN ($run_a, $run_b)
     GROUP BY q.run_id, q.qid
 ),
 classes AS (
     SELECT run_id, qid, arg_min(error_class, run_index) AS error_class
     FROM result_error_class
-    WHERE run_id IN ($run_a, $run_b)
+    WHERE run_id BETWEEN least($run_a, $run_b) AND greatest($run_a, $run_b)
+        AND run_id IN ($run_a, $run_b)
     GROUP BY run_id, qid
 )
 SELECT

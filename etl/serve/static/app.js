@@ -1,6 +1,7 @@
 // Keyboard navigation of the explorer: j / ArrowRight follow the page's rel="next" link,
 // k / ArrowLeft its rel="prev" link (the next / previous question of a trajectory, the
-// next / previous page of a long message). Served from the app; no inline script.
+// next / previous page of a long message or of a long table's rows). Served from the app;
+// no inline script.
 "use strict";
 document.addEventListener("keydown", function (event) {
   if (event.altKey || event.ctrlKey || event.metaKey) return;

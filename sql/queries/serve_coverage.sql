@@ -1,2 +1,0 @@
--- Coverage of every run (the coverage view): questions present against expected, errors.
-SELECT * FROM coverage ORDER BY is_archived, benchmark, mode, model, run_id

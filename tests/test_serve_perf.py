@@ -1,0 +1,177 @@
+"""What keeps `etl serve` fast and small: long HTML tables drawn a page at a time, the
+per-file temp copies of the score views (they must agree with the views), the resource
+bounds of the server's connection (seen from its SQL page, which still refuses changes),
+a clear message when the memory limit is too small, and the benchmark's verdict."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlencode
+
+import duckdb
+import pytest
+
+from etl.query import SAFE_CONFIG
+from tests.conftest import run_etl
+from tests.serving import get, running_server
+
+pytest.importorskip("starlette")
+
+from etl.serve import bench  # noqa: E402 - needs the serve extra
+
+ROW_RE = re.compile(r"<tr><td>(\d+)</td></tr>")
+
+
+def _rows(db: Path, sql: str, params: list | None = None) -> list[dict]:
+    with duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG)) as con:
+        cursor = con.execute(sql, params or [])
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+@pytest.fixture(scope="module")
+def server(demo_db: Path) -> str:
+    with running_server(demo_db) as base:
+        yield base
+
+
+def _link(html: str, cls: str) -> str | None:
+    match = re.search(rf'<a href="([^"]+)" class="{cls}"', html)
+    return match.group(1).replace("&amp;", "&") if match else None
+
+
+def test_a_long_table_is_drawn_200_rows_a_page_with_links(server: str) -> None:
+    sql = "SELECT n FROM range(450) AS t(n) ORDER BY n"
+    first = get(f"{server}/sql?{urlencode({'q': sql})}")[2].decode()
+    assert [int(n) for n in ROW_RE.findall(first)] == list(range(200))
+    assert "Rows 1–200 of 450" in first and _link(first, "prev-rows") is None
+    second_url = _link(first, "next-rows")
+    assert second_url is not None and "start_statement_1=200" in second_url
+    second = get(server + second_url)[2].decode()
+    assert [int(n) for n in ROW_RE.findall(second)] == list(range(200, 400))
+    third = get(server + _link(second, "next-rows"))[2].decode()
+    assert [int(n) for n in ROW_RE.findall(third)] == list(range(400, 450))
+    assert _link(third, "next-rows") is None and "Rows 401–450 of 450" in third
+    assert "start_statement_1=200" in _link(third, "prev-rows")
+    # Past the end: the last page; not a number: the first. JSON and CSV hold every row.
+    past = get(f"{server}/sql?{urlencode({'q': sql, 'start_statement_1': 9999})}")[2].decode()
+    assert [int(n) for n in ROW_RE.findall(past)] == list(range(400, 450))
+    junk = get(f"{server}/sql?{urlencode({'q': sql, 'start_statement_1': 'x'})}")[2].decode()
+    assert [int(n) for n in ROW_RE.findall(junk)] == list(range(200))
+    data = json.loads(get(f"{server}/sql?{urlencode({'q': sql, 'format': 'json'})}")[2])
+    assert [r["n"] for r in data["tables"]["statement_1"]] == list(range(450))
+    csv_body = get(f"{server}/sql?{urlencode({'q': sql, 'format': 'csv'})}")[2].decode()
+    assert csv_body.split() == ["n", *map(str, range(450))]
+
+
+def test_a_short_table_has_no_pager(server: str) -> None:
+    page = get(f"{server}/sql?{urlencode({'q': 'SELECT n FROM range(200) AS t(n)'})}")[2]
+    assert len(ROW_RE.findall(page.decode())) == 200 and b"next-rows" not in page
+
+
+def test_score_copies_agree_with_the_views(server: str, demo_db: Path) -> None:
+    # The server reads temp copies of leaderboard_result_scores / leaderboard_question_scores;
+    # what it shows must be what the views say on a connection without them.
+    results = _rows(demo_db, """
+        SELECT r.run_id, r.qid, r.run_index, s.score, s.score_source
+        FROM results AS r
+        LEFT JOIN leaderboard_result_scores AS s USING (run_id, qid, run_index)
+        ORDER BY hash(r.run_id || r.qid) LIMIT 12""")
+    assert any(r["score"] is not None for r in results)
+    for r in results:
+        key = {"run": r["run_id"], "qid": r["qid"], "index": r["run_index"]}
+        shown = json.loads(get(f"{server}/trajectory?{urlencode(key)}&format=json")[2])
+        assert shown["result"]["leaderboard_score"] == r["score"], key
+        assert shown["result"]["score_source"] == r["score_source"], key
+    run = _rows(demo_db, "SELECT run_id FROM leaderboard_runs ORDER BY run_id LIMIT 1")[0]
+    expected = {q["qid"]: q["score"] for q in _rows(
+        demo_db, "SELECT qid, score FROM leaderboard_question_scores WHERE run_id = ?",
+        [run["run_id"]])}
+    shown = json.loads(get(f"{server}/questions?{urlencode({'run': run['run_id']})}"
+                           "&format=json")[2])["tables"]["questions"]
+    assert expected and {q["qid"]: q["score"] for q in shown} == expected
+
+
+def test_the_connection_bounds_hold_and_the_sql_page_still_refuses(demo_db: Path,
+                                                                    tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    shutil.copy(demo_db, db)
+    with running_server(db, {"memory_limit": "200MB", "threads": 1}) as base:
+        sql = ("SELECT current_setting('memory_limit') AS memory, "
+               "current_setting('threads') AS threads, "
+               "(SELECT count(*) FROM duckdb_tables() WHERE temporary) AS temp_tables")
+        data = json.loads(get(f"{base}/sql?{urlencode({'q': sql})}&format=json")[2])
+        (row,) = data["tables"]["statement_1"]
+        # 200 MB = 200,000,000 bytes, which DuckDB shows in MiB.
+        assert row["memory"] == f"{200e6 / 2**20:.1f} MiB" and row["threads"] == 1
+        assert row["temp_tables"] == 0  # the server's score copies stay its own
+        for refused in ("SET memory_limit = '10GB'", "CREATE TABLE t AS SELECT 1"):
+            status, _, body = get(f"{base}/sql?{urlencode({'q': refused})}&format=json")
+            assert status == 400 and json.loads(body)["error"].startswith("refused"), refused
+        assert get(f"{base}/trajectory?" + urlencode(_some_result(base)))[0] == 200
+
+
+def _some_result(base: str) -> dict:
+    data = json.loads(get(f"{base}/sql?" + urlencode({
+        "q": "SELECT run_id, qid, run_index FROM results ORDER BY ALL LIMIT 1",
+        "format": "json"}))[2])
+    row = data["tables"]["statement_1"][0]
+    return {"run": row["run_id"], "qid": row["qid"], "index": row["run_index"]}
+
+
+def test_a_too_small_memory_limit_says_so(demo_db: Path, tmp_path: Path) -> None:
+    proc = run_etl("serve", "--db", str(demo_db), "--memory-limit", "1MB", "--port", "0",
+                   check=False, timeout=120)
+    assert proc.returncode == 1
+    assert "memory limit (1MB) is too small" in proc.stderr and "--memory-limit" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    bad = run_etl("serve", "--db", str(demo_db), "--memory-limit", "lots", check=False,
+                  timeout=60)
+    assert bad.returncode == 1 and "Memory must have a number" in bad.stderr
+    db = tmp_path / "w.duckdb"
+    shutil.copy(demo_db, db)
+    with running_server(db, {"memory_limit": "1MB", "threads": 1}) as base:
+        status, _, body = get(f"{base}/?format=json")
+        assert status == 503 and "--memory-limit" in json.loads(body)["error"]
+
+
+def _report(p95: dict[str, float], rss: float) -> dict:
+    return {"db": "w.duckdb", "db_mb": 1.0, "peak_rss_mb": rss, "pages": {
+        kind: {"n": 3, "p50_ms": v / 2, "p95_ms": v, "max_ms": v, "max_kb": 1.0}
+        for kind, v in p95.items()}}
+
+
+def test_the_bench_verdict_names_every_missed_target() -> None:
+    met = _report({"home": 12.0, "trajectory": 299.9}, 499.0)
+    assert bench.missed(met) == []
+    assert bench.format_report(met).endswith("every target met")
+    bad = _report({"home": 12.0, "trajectory": 300.0, "compare": 1781.0}, 1016.0)
+    assert bench.missed(bad) == ["trajectory: p95 300 ms, target under 300 ms",
+                                 "compare: p95 1781 ms, target under 300 ms",
+                                 "server peak RSS 1016 MB, target under 500 MB"]
+    lines = bench.format_report(bad).splitlines()
+    assert next(x for x in lines if x.startswith("home")).endswith("ok")
+    assert next(x for x in lines if x.startswith("compare")).endswith("MISSED")
+    assert lines[-1].startswith("MISSED 3 target(s)")
+    assert bench.missed(_report({"home": 1.0}, math.nan)) != []  # no RSS reading
+    failed = {**met, "failures": {"sql": ["/sql?q=x: HTTP Error 503: Service Unavailable"]}}
+    assert bench.missed(failed) == [
+        "sql: 1 failed request(s), first /sql?q=x: HTTP Error 503: Service Unavailable"]
+
+
+def test_the_bench_runs_on_a_warehouse_and_exits_by_its_verdict(demo_db: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "etl.serve.bench", "--db", str(demo_db),
+                           "--per-type", "1", "--repeats", "1"], capture_output=True,
+                          text=True, timeout=300)
+    out = proc.stdout
+    for kind in ("home", "board", "heatmap", "questions", "question", "trajectory",
+                 "trajectory_largest", "message_page", "compare", "lineage", "rejects", "sql"):
+        assert re.search(rf"^{kind} +\d+ ", out, re.M), kind
+    assert "load average" in out and "server peak RSS" in out
+    assert proc.returncode == (1 if "MISSED" in out else 0), out + proc.stderr
