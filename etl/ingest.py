@@ -40,6 +40,7 @@ from etl.publish import (
     clean_stale_temps,
     ingest_lock,
     publish,
+    published_stat,
     temp_path_for,
 )
 from etl.redact import prepare_redaction
@@ -323,6 +324,7 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
                   for fid, res in staged.items()},
         "ingests": history_out[-1000:],
         "last": plan.signature,
+        "published": published_stat(db),
     }
     write_index(cache_root, new_index)
     prune_cache(cache_root, {r.cache_dir for r in staged.values()})
