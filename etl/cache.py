@@ -5,7 +5,9 @@ Each staged file lives in its own directory (see etl/stage.py); `index.json` say
 directory holds which file as of the last successful ingest (path, size, mtime, content
 hash, parser fingerprint). A file is parsed again only when its size changes, or its mtime
 changes and its hash differs, or the parser changed, or (for a secondary copy of results)
-keys it skipped are no longer held by its run's preferred copies."""
+keys it skipped are no longer held by its run's preferred copies. A results file that only
+grew is parsed from where the last ingest stopped (etl/segments.py); so is one whose
+unterminated last line was held back as in progress and whose writer has since gone quiet."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from etl.discover import RESULT_KINDS
 from etl.extract import FileInfo
 from etl.publish import alive
 from etl.read import file_sha256
+from etl.segments import APPEND_OPTION, MAX_SEGMENTS, is_quiet, quiet_seconds_of
 from etl.stage import SKIP_KEYS_FILE, StageResult, result_from_json
 
 INDEX_NAME = "index.json"
@@ -61,10 +64,41 @@ def cached_result(entry: dict[str, Any] | None, info: FileInfo, parser: str,
                 return None
         except OSError:
             return None
+    result = _chain_of(entry, cache_root)
+    if result is not None and result.n_in_progress and is_quiet(info.mtime_ns,
+                                                                quiet_seconds_of(info)):
+        return None  # its writer went quiet: the held-back last line must be judged now
+    return result
+
+
+def _chain_of(entry: dict[str, Any], cache_root: Path) -> StageResult | None:
     stats = cache_root / entry["cache_dir"] / "stats.json"
     try:
         return result_from_json(orjson.loads(stats.read_bytes()))
-    except (OSError, orjson.JSONDecodeError, KeyError):
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
+def appendable(entry: dict[str, Any] | None, info: FileInfo, parser: str, cache_root: Path
+               ) -> dict[str, Any] | None:
+    """The staged chain of a results file the cache cannot reuse as it is but that may only
+    have grown (same parser and options, not smaller than the bytes hashed last time), as
+    the JSON stage_segments continues from; None when it must be parsed from the start.
+    Whether its first bytes are unchanged is checked by the worker (it reads them anyway)."""
+    if (not entry or entry.get("parser") != parser or info.kind not in RESULT_KINDS
+            or (entry.get("path"), entry.get("kind"), entry.get("keep_images")) != (
+                info.path, info.kind, bool(info.options.get("keep_images")))):
+        return None
+    if entry.get("skip_hash") != info.options.get("skip_hash") and not _skips_still_valid(
+            entry, info, cache_root):
+        return None
+    chain = _chain_of(entry, cache_root)
+    if (chain is None or chain.resume is None or len(chain.parts()) >= MAX_SEGMENTS
+            or info.size_bytes < chain.resume["hashed"]):
+        return None
+    try:
+        return orjson.loads((cache_root / entry["cache_dir"] / "stats.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
         return None
 
 
@@ -87,11 +121,16 @@ def not_cached(files: list[FileInfo], entries: dict[str, Any], parser: str,
     """Fill staged with the files the cache still holds; return the others."""
     todo = []
     for info in files:
-        cached = cached_result(entries.get(info.file_id), info, parser, cache_root)
+        entry = entries.get(info.file_id)
+        cached = cached_result(entry, info, parser, cache_root)
         if cached is not None:
             staged[info.file_id] = cached
-        else:
-            todo.append(info)
+            continue
+        info.options.pop(APPEND_OPTION, None)
+        chain = appendable(entry, info, parser, cache_root)
+        if chain is not None:
+            info.options[APPEND_OPTION] = chain
+        todo.append(info)
     return todo
 
 
@@ -125,11 +164,11 @@ def set_skip_keys(secondary: list[FileInfo], preferred: list[FileInfo],
         result = staged.get(f.file_id)
         if f.kind not in RESULT_KINDS or result is None or not result.tables.get("results"):
             continue
-        table = pq.read_table(cache_root / result.cache_dir / "results.parquet",
-                              columns=["qid", "run_index"])
-        keys.setdefault(f.run_id, set()).update(
-            zip(table.column("qid").to_pylist(), table.column("run_index").to_pylist(),
-                strict=True))
+        for path in result.parquet_files(cache_root, "results"):
+            table = pq.read_table(path, columns=["qid", "run_index"])
+            keys.setdefault(f.run_id, set()).update(
+                zip(table.column("qid").to_pylist(), table.column("run_index").to_pylist(),
+                    strict=True))
     for f in secondary:
         run_keys = frozenset(keys.get(f.run_id, ()))
         f.options["skip_keys"] = run_keys
