@@ -446,9 +446,29 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
 @click.option("--wait", "wait_seconds", type=float, default=600.0, show_default=True,
               help="Seconds to wait for another ingest of the same database to finish.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--in-progress-seconds", type=float, default=DEFAULT_QUIET_SECONDS,
+              show_default=True,
+              help="The unterminated last line of a results file modified less than this "
+                   "many seconds ago is in progress (a writer is still on it): not loaded, "
+                   "not rejected, counted in files.n_in_progress. 0: judge it at once.")
+@click.option("--watch", "watch_tree", is_flag=True,
+              help="Keep running: ingest again whenever a file under ROOT changes, one "
+                   "line per ingest (Ctrl-C to stop).")
+@click.option("--poll", "poll_seconds", type=click.FloatRange(min=0.01), default=2.0,
+              show_default=True, help="With --watch: seconds between looks at the tree.")
+@click.option("--settle", "settle_seconds", type=click.FloatRange(min=0), default=5.0,
+              show_default=True,
+              help="With --watch: ingest once no file has changed for this many seconds.")
+@click.option("--max-ingests", type=click.IntRange(min=1), default=None,
+              help="With --watch: stop after this many ingests.")
+@click.option("--stop-after-idle", type=click.FloatRange(min=0), default=None,
+              help="With --watch: stop once nothing has changed for this many seconds "
+                   "since the last ingest.")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
-                   quiet: bool) -> None:
+                   quiet: bool, in_progress_seconds: float, watch_tree: bool,
+                   poll_seconds: float, settle_seconds: float, max_ingests: int | None,
+                   stop_after_idle: float | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
 
     Every results / scores / summary file under ROOT is parsed (in parallel, cached by
@@ -468,13 +488,28 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
       5    ROOT holds no results
       130  interrupted (Ctrl-C); the previous database is unchanged, the files
            parsed so far are reused by the next ingest
+
+    A results file that only grew since the last ingest (a run still being written) is
+    parsed from its last complete line on. With --watch the command keeps ingesting as
+    files change (exit 0 once --max-ingests or --stop-after-idle is reached, 130 on
+    Ctrl-C); readers of --db are never blocked.
     """
     if redact and not redact_key:
         raise click.UsageError("--redact needs --redact-key (or ETL_REDACT_KEY): the ids are "
                                "replaced by hashes keyed with it.")
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
-                            progress=not quiet and sys.stderr.isatty())
+                            progress=not quiet and sys.stderr.isatty() and not watch_tree,
+                            in_progress_seconds=in_progress_seconds)
+    if watch_tree:
+        from etl.watch import WatchOptions, watch  # etl.watch builds on this module
+
+        watch(root, db, options, WatchOptions(
+            poll_seconds=poll_seconds, settle_seconds=settle_seconds,
+            max_ingests=max_ingests, stop_after_idle=stop_after_idle))
+        return
+    if max_ingests is not None or stop_after_idle is not None:
+        raise click.UsageError("--max-ingests and --stop-after-idle go with --watch.")
     try:
         summary = run_ingest(root, db, options)
     except KeyboardInterrupt:  # outside the build (say while walking the tree)

@@ -304,7 +304,8 @@ SEGMENT_OPTION = "segment"
 
 def _lines(fh: Any, limit: int | None) -> Iterator[bytes]:
     if limit is None:
-        yield from fh
+        for raw in fh:  # not `yield from`: closing this generator would close the file
+            yield raw
         return
     while limit > 0 and (raw := fh.readline(limit)):
         limit -= len(raw)
