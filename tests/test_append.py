@@ -355,3 +355,20 @@ def test_any_cut_staged_in_segments_equals_one_parse(tmp_path_factory: pytest.Te
     assert _stats(chain) == _stats(whole)
     assert _staged_rows(cache, chain) == _staged_rows(one_cache, whole)
     assert whole.n_rejected == 1 and whole.n_repaired == 1  # the planted damage is seen
+
+
+def test_a_long_chain_is_parsed_again_in_one_piece(tree: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("etl.cache.MAX_SEGMENTS", 2)
+    db = tmp_path / "warehouse.duckdb"
+    ingest(tree, db)
+    appended = []
+    for i in range(2):
+        with (tree / LIVE).open("ab") as fh:
+            fh.write(line(record(f"g{i}")))
+        appended.append(ingest(tree, db).n_appended)
+    assert appended == [1, 0]  # the second append would make a third segment
+    assert len(chain_of(db, LIVE)) == 1
+    full = tmp_path / "full.duckdb"
+    ingest(tree, full, full=True)
+    assert_same_warehouse(db, full)
