@@ -92,14 +92,15 @@ def appendable(entry: dict[str, Any] | None, info: FileInfo, parser: str, cache_
     if entry.get("skip_hash") != info.options.get("skip_hash") and not _skips_still_valid(
             entry, info, cache_root):
         return None
-    chain = _chain_of(entry, cache_root)
-    if (chain is None or chain.resume is None or len(chain.parts()) >= MAX_SEGMENTS
+    try:
+        data = orjson.loads((cache_root / entry["cache_dir"] / "stats.json").read_bytes())
+        chain = result_from_json(data)
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+    if (chain.resume is None or len(chain.parts()) >= MAX_SEGMENTS
             or info.size_bytes < chain.resume["hashed"]):
         return None
-    try:
-        return orjson.loads((cache_root / entry["cache_dir"] / "stats.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
+    return data
 
 
 def _skips_still_valid(entry: dict[str, Any], info: FileInfo, cache_root: Path) -> bool:
