@@ -5,7 +5,9 @@ Each staged file lives in its own directory (see etl/stage.py); `index.json` say
 directory holds which file as of the last successful ingest (path, size, mtime, content
 hash, parser fingerprint). A file is parsed again only when its size changes, or its mtime
 changes and its hash differs, or the parser changed, or (for a secondary copy of results)
-keys it skipped are no longer held by its run's preferred copies."""
+keys it skipped are no longer held by its run's preferred copies. A results file that only
+grew is parsed from where the last ingest stopped (etl/segments.py); so is one whose
+unterminated last line was held back as in progress and whose writer has since gone quiet."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from etl.discover import RESULT_KINDS
 from etl.extract import FileInfo
 from etl.publish import alive
 from etl.read import file_sha256
+from etl.segments import APPEND_OPTION, MAX_SEGMENTS, is_quiet, quiet_seconds_of
 from etl.stage import SKIP_KEYS_FILE, StageResult, result_from_json
 
 INDEX_NAME = "index.json"
@@ -62,11 +65,43 @@ def cached_result(entry: dict[str, Any] | None, info: FileInfo, parser: str,
                 return None
         except OSError:
             return None
+    result = _chain_of(entry, cache_root)
+    if result is not None and result.n_in_progress and is_quiet(info.mtime_ns,
+                                                                quiet_seconds_of(info)):
+        return None  # its writer went quiet: the held-back last line must be judged now
+    return result
+
+
+def _chain_of(entry: dict[str, Any], cache_root: Path) -> StageResult | None:
     stats = cache_root / entry["cache_dir"] / "stats.json"
     try:
         return result_from_json(orjson.loads(stats.read_bytes()))
-    except (OSError, orjson.JSONDecodeError, KeyError):
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
         return None
+
+
+def appendable(entry: dict[str, Any] | None, info: FileInfo, parser: str, cache_root: Path
+               ) -> dict[str, Any] | None:
+    """The staged chain of a results file the cache cannot reuse as it is but that may only
+    have grown (same parser and options, not smaller than the bytes hashed last time), as
+    the JSON stage_segments continues from; None when it must be parsed from the start.
+    Whether its first bytes are unchanged is checked by the worker (it reads them anyway)."""
+    if (not entry or entry.get("parser") != parser or info.kind not in RESULT_KINDS
+            or (entry.get("path"), entry.get("kind"), entry.get("keep_images")) != (
+                info.path, info.kind, bool(info.options.get("keep_images")))):
+        return None
+    if entry.get("skip_hash") != info.options.get("skip_hash") and not _skips_still_valid(
+            entry, info, cache_root):
+        return None
+    try:
+        data = orjson.loads((cache_root / entry["cache_dir"] / "stats.json").read_bytes())
+        chain = result_from_json(data)
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+    if (chain.resume is None or len(chain.parts()) >= MAX_SEGMENTS
+            or info.size_bytes < chain.resume["hashed"]):
+        return None
+    return data
 
 
 def _skips_still_valid(entry: dict[str, Any], info: FileInfo, cache_root: Path) -> bool:
@@ -88,11 +123,16 @@ def not_cached(files: list[FileInfo], entries: dict[str, Any], parser: str,
     """Fill staged with the files the cache still holds; return the others."""
     todo = []
     for info in files:
-        cached = cached_result(entries.get(info.file_id), info, parser, cache_root)
+        entry = entries.get(info.file_id)
+        cached = cached_result(entry, info, parser, cache_root)
         if cached is not None:
             staged[info.file_id] = cached
-        else:
-            todo.append(info)
+            continue
+        info.options.pop(APPEND_OPTION, None)
+        chain = appendable(entry, info, parser, cache_root)
+        if chain is not None:
+            info.options[APPEND_OPTION] = chain
+        todo.append(info)
     return todo
 
 
@@ -120,8 +160,8 @@ def split_preferred(loadable: list[FileInfo]) -> tuple[list[FileInfo], list[File
 def set_skip_keys(secondary: list[FileInfo], preferred: list[FileInfo],
                    staged: dict[str, StageResult], cache_root: Path) -> None:
     """Give each secondary file the hash of the staged copies of its run's preferred result
-    files (their cache directories, named by content), which keys its cache entry, and where
-    those copies are. The keys themselves are read (load_skip_keys) only for a file that
+    files (their Parquet, in directories named by content), which keys its cache entry, and
+    where those copies are. The keys themselves are read (load_skip_keys) only for a file that
     must be staged, or whose entry was made under other preferred copies: reading them for
     every file cost 0.6 s of a 1.1 s no-op ingest of the bench tree."""
     sources: dict[str | None, list[str]] = {}
@@ -129,12 +169,15 @@ def set_skip_keys(secondary: list[FileInfo], preferred: list[FileInfo],
         result = staged.get(f.file_id)
         if f.kind not in RESULT_KINDS or result is None or not result.tables.get("results"):
             continue
-        sources.setdefault(f.run_id, []).append(result.cache_dir or "")
+        # every segment of a file that grew by appending (etl/segments.py)
+        sources.setdefault(f.run_id, []).extend(
+            str(path.relative_to(cache_root)) for path in result.parquet_files(cache_root,
+                                                                               "results"))
     for f in secondary:
-        dirs = sorted(sources.get(f.run_id, ()))
+        files = sorted(sources.get(f.run_id, ()))
         f.options.pop("skip_keys", None)
-        f.options["skip_sources"] = [str(cache_root / d / "results.parquet") for d in dirs]
-        f.options["skip_hash"] = hashlib.sha256(orjson.dumps(dirs)).hexdigest()[:16]
+        f.options["skip_sources"] = [str(cache_root / name) for name in files]
+        f.options["skip_hash"] = hashlib.sha256(orjson.dumps(files)).hexdigest()[:16]
 
 
 def load_skip_keys(info: FileInfo) -> frozenset[tuple[str, int]]:

@@ -52,6 +52,7 @@ from etl.schema import (
     schema_files,
     view_files,
 )
+from etl.segments import APPEND_OPTION, DEFAULT_QUIET_SECONDS, QUIET_OPTION
 from etl.stage import StageResult, cache_dir_name, result_from_json, stage_files
 
 INTERRUPTED_MESSAGE = "interrupted; the previous database is unchanged"
@@ -72,6 +73,9 @@ class IngestOptions:
     full: bool = False  # ignore the parse cache and rebuild everything
     wait_seconds: float = 600.0
     progress: bool = True
+    # The quiet period: the unterminated last line of a results file modified less than this
+    # long ago is in progress, not damage (etl/segments.py).
+    in_progress_seconds: float = DEFAULT_QUIET_SECONDS
 
     def content_options(self) -> dict[str, Any]:
         """The options that change what the database contains."""
@@ -93,27 +97,38 @@ class IngestSummary:
     n_rejected: int = 0
     n_repaired: int = 0
     n_duplicates: int = 0
+    n_in_progress: int = 0  # unterminated last lines held back (etl/segments.py)
+    n_appended: int = 0  # of n_parsed: files parsed from where the last ingest stopped
     seconds: float = 0.0
     stage_seconds: float = 0.0
     load_seconds: float = 0.0
     table_rows: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # printed on stderr by the CLI
 
+    def in_progress_note(self) -> str:
+        if not self.n_in_progress:
+            return ""
+        lines = "line" if self.n_in_progress == 1 else "lines"
+        return (f"; {self.n_in_progress} {lines} in progress (files.n_in_progress: "
+                "a writer is still on it, not loaded yet)")
+
     def lines(self) -> list[str]:
         if self.unchanged:
             return [f"{self.db}: nothing changed in {self.n_files} files; database left as is "
-                    f"({self.seconds:.2f}s)."]
+                    f"({self.seconds:.2f}s){self.in_progress_note()}."]
         mb = self.bytes_parsed / 1e6
         rate = mb / self.stage_seconds if self.stage_seconds > 0 else 0.0
         return [
             f"ingested into {self.db} in {self.seconds:.1f}s "
             f"(parse {self.stage_seconds:.1f}s, load {self.load_seconds:.1f}s)",
             f"  files    {self.n_files} seen, {self.n_loadable} loadable: {self.n_parsed} "
-            f"parsed ({mb:.1f} MB, {rate:.1f} MB/s), {self.n_cached} unchanged (cached)",
+            f"parsed ({mb:.1f} MB, {rate:.1f} MB/s), {self.n_cached} unchanged (cached)"
+            + (f", {self.n_appended} of the parsed only from their last line on (grown)"
+               if self.n_appended else ""),
             f"  runs     {self.n_runs}",
             f"  results  {self.n_results} (duplicate copies skipped: {self.n_duplicates})",
             f"  rejects  {self.n_rejected} errors, {self.n_repaired} repaired lines "
-            f"(see table rejects)",
+            f"(see table rejects)" + self.in_progress_note(),
             "  rows     " + ", ".join(f"{t} {n}" for t, n in sorted(self.table_rows.items())
                                       if t not in ("results", "rejects")),
         ]
@@ -176,7 +191,8 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
         check_replaceable(db)  # again: another ingest may have written it meanwhile
         clean_stale_temps(db)
         content = options.content_options()
-        disc = discover(root, options={"keep_images": options.keep_images})
+        disc = discover(root, options={"keep_images": options.keep_images,
+                                       QUIET_OPTION: options.in_progress_seconds})
         extractors = load_all()
         loadable = [f for f in disc.files if f.kind in extractors]
         if not any(f.run_id for f in loadable):
@@ -207,6 +223,7 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
             if not todo_secondary and index.get("last") == signature and db.exists():
                 summary.unchanged = True
                 summary.n_cached = len(loadable)
+                summary.n_in_progress = sum(r.n_in_progress for r in staged.values())
                 summary.seconds = time.perf_counter() - started
                 return summary
 
@@ -276,7 +293,11 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
     todo += todo_secondary
     summary.stage_seconds = time.perf_counter() - t0
     summary.n_parsed, summary.n_cached = len(fresh), len(loadable) - len(fresh)
-    summary.bytes_parsed = sum(f.size_bytes for f in todo)
+    summary.n_in_progress = sum(r.n_in_progress for r in staged.values())
+    # A grown file continues its chain: its first part is a segment staged before.
+    appended = {fid for fid, r in fresh.items() if r.parts()[0]["cache_dir"] != r.cache_dir}
+    summary.n_appended = len(appended)
+    summary.bytes_parsed = sum(_bytes_read(f, appended) for f in todo)
 
     t1 = time.perf_counter()
     temp = temp_path_for(db)
@@ -327,8 +348,15 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
         "published": published_stat(db),
     }
     write_index(cache_root, new_index)
-    prune_cache(cache_root, {r.cache_dir for r in staged.values()})
+    prune_cache(cache_root, {d for r in staged.values() for d in r.cache_dirs()})
     return summary
+
+
+def _bytes_read(info: FileInfo, appended: set[str]) -> int:
+    """Bytes the parse of a file read: all of it, or what lies past where its chain stopped."""
+    if info.file_id not in appended:
+        return info.size_bytes
+    return max(0, info.size_bytes - info.options[APPEND_OPTION]["resume"]["offset"])
 
 
 def _index_entry(info: FileInfo, result: StageResult, options: IngestOptions, parser: str
@@ -364,7 +392,8 @@ def _save_interrupted(cache_root: Path, index: dict[str, Any], staged: dict[str,
             continue
         if (result.ingest_id == ingest_id and result.sha256
                 and result.skip_hash == info.options.get("skip_hash")
-                and cache_dir_name(info, result.sha256, parser) == path.name):
+                and result.cache_dir == path.name
+                and path.name.startswith(cache_dir_name(info, result.sha256, parser))):
             found[info.file_id] = result
     for file_id, result in found.items():
         if file_id in by_id and result.cache_dir:
@@ -422,9 +451,29 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
 @click.option("--wait", "wait_seconds", type=float, default=600.0, show_default=True,
               help="Seconds to wait for another ingest of the same database to finish.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--in-progress-seconds", type=float, default=DEFAULT_QUIET_SECONDS,
+              show_default=True,
+              help="The unterminated last line of a results file modified less than this "
+                   "many seconds ago is in progress (a writer is still on it): not loaded, "
+                   "not rejected, counted in files.n_in_progress. 0: judge it at once.")
+@click.option("--watch", "watch_tree", is_flag=True,
+              help="Keep running: ingest again whenever a file under ROOT changes, one "
+                   "line per ingest (Ctrl-C to stop).")
+@click.option("--poll", "poll_seconds", type=click.FloatRange(min=0.01), default=2.0,
+              show_default=True, help="With --watch: seconds between looks at the tree.")
+@click.option("--settle", "settle_seconds", type=click.FloatRange(min=0), default=5.0,
+              show_default=True,
+              help="With --watch: ingest once no file has changed for this many seconds.")
+@click.option("--max-ingests", type=click.IntRange(min=1), default=None,
+              help="With --watch: stop after this many ingests.")
+@click.option("--stop-after-idle", type=click.FloatRange(min=0), default=None,
+              help="With --watch: stop once nothing has changed for this many seconds "
+                   "since the last ingest.")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
-                   quiet: bool) -> None:
+                   quiet: bool, in_progress_seconds: float, watch_tree: bool,
+                   poll_seconds: float, settle_seconds: float, max_ingests: int | None,
+                   stop_after_idle: float | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
 
     Every results / scores / summary file under ROOT is parsed (in parallel, cached by
@@ -444,13 +493,28 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
       5    ROOT holds no results
       130  interrupted (Ctrl-C); the previous database is unchanged, the files
            parsed so far are reused by the next ingest
+
+    A results file that only grew since the last ingest (a run still being written) is
+    parsed from its last complete line on. With --watch the command keeps ingesting as
+    files change (exit 0 once --max-ingests or --stop-after-idle is reached, 130 on
+    Ctrl-C); readers of --db are never blocked.
     """
     if redact and not redact_key:
         raise click.UsageError("--redact needs --redact-key (or ETL_REDACT_KEY): the ids are "
                                "replaced by hashes keyed with it.")
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
-                            progress=not quiet and sys.stderr.isatty())
+                            progress=not quiet and sys.stderr.isatty() and not watch_tree,
+                            in_progress_seconds=in_progress_seconds)
+    if watch_tree:
+        from etl.watch import WatchOptions, watch  # etl.watch builds on this module
+
+        watch(root, db, options, WatchOptions(
+            poll_seconds=poll_seconds, settle_seconds=settle_seconds,
+            max_ingests=max_ingests, stop_after_idle=stop_after_idle))
+        return
+    if max_ingests is not None or stop_after_idle is not None:
+        raise click.UsageError("--max-ingests and --stop-after-idle go with --watch.")
     try:
         summary = run_ingest(root, db, options)
     except KeyboardInterrupt:  # outside the build (say while walking the tree)

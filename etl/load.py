@@ -122,8 +122,8 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                 continue
             if keep is not None and not keep(file_id):
                 continue
-            if result.tables.get(table) and result.cache_dir:
-                out.append(str(cache_root / result.cache_dir / f"{table}.parquet"))
+            # every segment of a file that grew by appending (etl/segments.py)
+            out.extend(str(path) for path in result.parquet_files(cache_root, table))
         return out
 
     result_files = parquet("results", RESULT_KINDS)
@@ -192,6 +192,7 @@ def _file_row(info: FileInfo, result: StageResult | None, ingest_id: str) -> dic
     if result is not None:
         row.update(sha256=result.sha256, n_lines=result.n_lines, n_rows=result.n_rows,
                    n_rejected=result.n_rejected, n_repaired=result.n_repaired,
+                   n_in_progress=result.n_in_progress,
                    ingest_id=result.ingest_id or ingest_id)
     return row
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -228,29 +229,90 @@ def _json_type(value: Any) -> str:
 class JsonlReader:
     """Iterate the decoded lines of a JSONL file without holding the file in memory.
 
-    After iteration, `n_lines`, `n_bytes` and `sha256` describe the whole file."""
+    After iteration, `n_lines`, `n_bytes` and `sha256` describe the whole file.
 
-    def __init__(self, path: str | Path) -> None:
+    A reader may also read one segment of a file that grows by appending (etl/segments.py):
+    from byte `start` (a line start, with `line_base` lines and `rec_base` records before
+    it, and `digest` the SHA-256 state of the bytes before it, so that `sha256` still covers
+    the file from byte 0) up to byte `end`. With `hold_tail`, an unterminated last line (no
+    newline: a writer may be in the middle of it) is neither decoded nor counted. When the
+    read is done, `report` (a dict) receives where it stopped (see segment_end)."""
+
+    def __init__(self, path: str | Path, *, start: int = 0, end: int | None = None,
+                 line_base: int = 0, rec_base: int = 0, digest: Any = None,
+                 hold_tail: bool = False, report: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
-        self.n_lines = 0
-        self.n_bytes = 0
+        self.start, self.end = start, end
+        self.hold_tail = hold_tail
+        self.rec_base = rec_base  # where the extractor's record count (rec_no) begins
+        self.n_lines = line_base
+        self.n_records = 0  # decoded objects (Lines that are not errors) read
+        self.n_bytes = 0  # bytes read from start, the held tail included
+        self.end_offset = start  # just past the last newline read
+        self.tail_bytes = 0  # length of the unterminated last line held back
+        self.mtime_ns: int | None = None  # the file's mtime once read to its end
         self.sha256: str | None = None
+        self._digest = digest
+        self._report = report
+
+    @classmethod
+    def for_file(cls, file: Any) -> JsonlReader:
+        """The reader of a FileInfo: its whole file, or the segment its options name
+        (SEGMENT_OPTION, set by the staging of a growing file)."""
+        segment = file.options.get(SEGMENT_OPTION) or {}
+        return cls(file.abs_path, report=segment.get("report"), **segment.get("reader", {}))
 
     def __iter__(self) -> Iterator[Line]:
-        digest = hashlib.sha256()
+        digest = self._digest if self._digest is not None else hashlib.sha256()
         # A 1 MB buffer: with the default 8 KB one, splitting the lines of a 100 MB results
         # file (records of up to MBs) cost 4x more CPU.
         with open(self.path, "rb", buffering=READ_BUFFER) as fh:
-            for line_no, raw in enumerate(fh, start=1):
+            if self.start:
+                fh.seek(self.start)
+            for raw in _lines(fh, None if self.end is None else self.end - self.start):
                 digest.update(raw)
                 self.n_bytes += len(raw)
-                self.n_lines = line_no
+                terminated = raw.endswith(b"\n")
+                if not terminated and self.hold_tail:
+                    self.tail_bytes = len(raw)
+                    break
+                self.n_lines += 1
+                line_no = self.n_lines
+                if terminated:
+                    self.end_offset += len(raw)
+                    raw = raw[:-1]
                 if line_no == 1 and raw.startswith(BOM):
                     raw = raw[len(BOM):]
-                if raw.endswith(b"\n"):
-                    raw = raw[:-1]
-                yield from decode_line(raw, line_no)
+                for line in decode_line(raw, line_no):
+                    if line.severity != "error":
+                        self.n_records += 1
+                    yield line
+            self.mtime_ns = os.fstat(fh.fileno()).st_mtime_ns
         self.sha256 = digest.hexdigest()
+        if self._report is not None:
+            self._report.update(self.segment_end())
+
+    def segment_end(self) -> dict[str, Any]:
+        """Where this read stopped, for the staging of the file's next segment."""
+        return {"offset": self.end_offset, "line_no": self.n_lines,
+                "rec_no": self.rec_base + self.n_records, "hashed": self.start + self.n_bytes,
+                "tail_bytes": self.tail_bytes, "mtime_ns": self.mtime_ns,
+                "sha256": self.sha256}
+
+
+# FileInfo.options key of a segment read (etl/segments.py): {"reader": JsonlReader keywords
+# (start, end, line_base, rec_base, digest, hold_tail), "report": the dict it fills}.
+SEGMENT_OPTION = "segment"
+
+
+def _lines(fh: Any, limit: int | None) -> Iterator[bytes]:
+    if limit is None:
+        for raw in fh:  # not `yield from`: closing this generator would close the file
+            yield raw
+        return
+    while limit > 0 and (raw := fh.readline(limit)):
+        limit -= len(raw)
+        yield raw
 
 
 def read_json_file(path: str | Path) -> tuple[Any, str | None, str | None]:

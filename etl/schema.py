@@ -95,7 +95,7 @@ def fingerprint(paths: list[Path]) -> str:
 # etl module the staging path imports is listed here.
 ROW_MODULES = ("__init__.py", "archive.py", "cache.py", "discover.py", "models.py",
                "normalize.py", "publish.py", "read.py", "schema.py", "scoring.py",
-               "scoring_mm.py", "scoring_text_runs.py", "stage.py")
+               "scoring_mm.py", "scoring_text_runs.py", "segments.py", "stage.py")
 ROW_DATA_FILES = ("archive_overrides.json",)  # data files those modules read
 
 

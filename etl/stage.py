@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from etl.discover import RESULT_KINDS
 from etl.extract import FileInfo, load_all
 from etl.read import EXCERPT_CHARS, file_sha256
 from etl.schema import staged_schema
@@ -53,6 +54,26 @@ class StageResult:
     parsed: bool = True  # False when this ingest reused the cache
     ingest_id: str | None = None  # the ingest that parsed it
     skip_hash: str | None = None  # names the preferred copies it was staged against (cache.py)
+    # An unterminated last line held back because a writer may still be on it (1 or 0).
+    n_in_progress: int = 0
+    # The cache directories of a file staged in segments (etl/segments.py), in file order:
+    # [{"cache_dir", "tables", "n_rejected", "n_repaired", "tail"}]; empty: just cache_dir.
+    segments: list[dict[str, Any]] = field(default_factory=list)
+    # Where the next segment of a growing file starts (etl/segments.py); None: not resumable.
+    resume: dict[str, Any] | None = None
+
+    def parts(self) -> list[dict[str, Any]]:
+        """The cache directories holding this file's rows, in file order."""
+        return self.segments or [{"cache_dir": self.cache_dir, "tables": self.tables}]
+
+    def parquet_files(self, cache_root: Path, table: str) -> list[Path]:
+        """Every staged Parquet file of one table of this file."""
+        return [cache_root / part["cache_dir"] / f"{table}.parquet" for part in self.parts()
+                if part["cache_dir"] and part["tables"].get(table)]
+
+    def cache_dirs(self) -> set[str]:
+        return {part["cache_dir"] for part in self.parts() if part["cache_dir"]} | (
+            {self.cache_dir} if self.cache_dir else set())
 
 
 class ParquetEmitter:
@@ -257,10 +278,30 @@ def _stage_failed(info: FileInfo, cache_root: str, parser: str, ingest_id: str,
 
 def _stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str
                 ) -> StageResult:
+    if info.kind in RESULT_KINDS:
+        # Imported here: etl.segments builds on this module.
+        from etl.segments import stage_segments
+        return stage_segments(info, Path(cache_root), parser, ingest_id)
     started = time.perf_counter()
-    extractors = load_all()
-    extractor = extractors.get(info.kind)
     tmp = Path(cache_root) / f".tmp-{info.file_id}-{os.getpid()}"
+    emitter = extract_into(info, tmp, ingest_id)
+    sha = emitter.sha256 or file_sha256(info.abs_path)
+    final = Path(cache_root) / cache_dir_name(info, sha, parser)
+    result = StageResult(
+        file_id=info.file_id, cache_dir=final.name, sha256=sha, n_lines=emitter.n_lines,
+        n_rows=primary_rows(info.kind, emitter.counts),
+        n_rejected=emitter.n_rejected, n_repaired=emitter.n_repaired,
+        tables=dict(emitter.counts), seconds=time.perf_counter() - started,
+        ingest_id=ingest_id, skip_hash=info.options.get("skip_hash"))
+    write_stats(tmp, info, result)
+    publish_dir(tmp, final)
+    return result
+
+
+def extract_into(info: FileInfo, tmp: Path, ingest_id: str) -> ParquetEmitter:
+    """Run the file's extractor into the fresh directory tmp; its rows end up there as
+    Parquet, the emitter keeps the counts."""
+    extractor = load_all().get(info.kind)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     emitter = ParquetEmitter(info, tmp, ingest_id)
@@ -272,20 +313,18 @@ def _stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str
         emitter.reject(None, "error", f"extractor {info.kind} failed: {type(exc).__name__}: "
                        f"{exc} (at {Path(frame.filename).name}:{frame.lineno})")
     emitter.close()
-    sha = emitter.sha256 or file_sha256(info.abs_path)
-    final = Path(cache_root) / cache_dir_name(info, sha, parser)
-    result = StageResult(
-        file_id=info.file_id, cache_dir=final.name, sha256=sha, n_lines=emitter.n_lines,
-        n_rows=primary_rows(info.kind, emitter.counts),
-        n_rejected=emitter.n_rejected, n_repaired=emitter.n_repaired,
-        tables=dict(emitter.counts), seconds=time.perf_counter() - started,
-        ingest_id=ingest_id, skip_hash=info.options.get("skip_hash"))
+    return emitter
+
+
+def write_stats(tmp: Path, info: FileInfo, result: StageResult) -> None:
     if info.options.get("skip_keys"):
         (tmp / SKIP_KEYS_FILE).write_bytes(orjson.dumps(sorted(info.options["skip_keys"])))
     (tmp / "stats.json").write_bytes(orjson.dumps(result_to_json(result)))
+
+
+def publish_dir(tmp: Path, final: Path) -> None:
     shutil.rmtree(final, ignore_errors=True)
     os.replace(tmp, final)
-    return result
 
 
 def primary_rows(kind: str, counts: dict[str, int]) -> int:
@@ -308,6 +347,8 @@ def result_to_json(result: StageResult) -> dict[str, Any]:
         "n_lines": result.n_lines, "n_rows": result.n_rows, "n_rejected": result.n_rejected,
         "n_repaired": result.n_repaired, "tables": result.tables, "seconds": result.seconds,
         "ingest_id": result.ingest_id, "skip_hash": result.skip_hash,
+        "n_in_progress": result.n_in_progress, "segments": result.segments,
+        "resume": result.resume,
     }
 
 
@@ -316,7 +357,9 @@ def result_from_json(data: dict[str, Any]) -> StageResult:
         file_id=data["file_id"], cache_dir=data["cache_dir"], sha256=data["sha256"],
         n_lines=data["n_lines"], n_rows=data["n_rows"], n_rejected=data["n_rejected"],
         n_repaired=data["n_repaired"], tables=data["tables"], seconds=data["seconds"],
-        parsed=False, ingest_id=data.get("ingest_id"), skip_hash=data.get("skip_hash"))
+        parsed=False, ingest_id=data.get("ingest_id"), skip_hash=data.get("skip_hash"),
+        n_in_progress=data.get("n_in_progress", 0), segments=data.get("segments") or [],
+        resume=data.get("resume"))
 
 
 def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: str,

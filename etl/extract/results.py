@@ -22,8 +22,8 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
     # of one of them can never win, so only its identity is staged (it still counts as a
     # copy), not its trajectory.
     skip_keys = file.options.get("skip_keys") or frozenset()
-    reader = JsonlReader(file.abs_path)
-    rec_no = 0
+    reader = JsonlReader.for_file(file)  # the whole file, or its new lines (etl/segments.py)
+    rec_no = reader.rec_base
     try:
         for line in reader:
             if line.severity == "error":

@@ -22,6 +22,21 @@ def sibling_paths(out: Path) -> tuple[Path, Path]:
     return Path(str(out) + ".external"), Path(str(out) + ".truth.json")
 
 
+# Every file of a synthetic tree is dated here: the runs it depicts are finished, so a
+# truncated last line is damage, not a line a writer is still on (etl/segments.py judges
+# the last line of a results file modified in the last --in-progress-seconds as in
+# progress). A fixed instant also keeps files.mtime_ns the same from one synth to the next.
+SYNTH_MTIME_NS = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z
+
+
+def settle_mtimes(top: Path) -> None:
+    for dirpath, _dirs, names in os.walk(top):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.utime(path, ns=(SYNTH_MTIME_NS, SYNTH_MTIME_NS))
+
+
 def generate(out: Path, *, scale: str = "demo", seed: int = 0, damage: bool = False,
              bench_gb: float = 2.5, force: bool = False, progress: bool = False
              ) -> dict[str, Any]:
@@ -47,6 +62,8 @@ def generate(out: Path, *, scale: str = "demo", seed: int = 0, damage: bool = Fa
     # relative link from OUT/agent_ehr_bench/agentic/ to OUT.external/<subdir>
     ext_target = os.path.join("..", "..", "..", external.name, EXTERNAL_SUBDIR)
     build(ctx, root, Dir(external, "", ctx.ledger), ext_target)
+    for top in (out, external):
+        settle_mtimes(top)
     truth = build_truth(seed=seed, scale=scale, damage=damage, external_dir=external.name,
                         runs=ctx.runs, archives=ctx.archives, ledger=ctx.ledger,
                         raw_runs=ctx.raw_runs)
