@@ -299,7 +299,8 @@ def _ingest_note(said: dict[str, Any]) -> str:
     if said["unchanged"]:
         return "nothing changed: database left as is"
     if "files_parsed" in said:
-        return f"{said['files_parsed']} files parsed ({said['mb_parsed']:.1f} MB), rebuilt"
+        n = said["files_parsed"]
+        return f"{n} file{'' if n == 1 else 's'} parsed ({said['mb_parsed']:.1f} MB), rebuilt"
     return (said["summary"] or ["?"])[0][:60]
 
 
