@@ -35,8 +35,9 @@ def bench(tmp_path_factory):
     data = tmp_path_factory.mktemp("bench")
     out = data / "bench.json"
     started = time.perf_counter()
-    proc = run_etl("bench", "--data", str(data / "d"), "--scale", "demo", "--json-out",
-                   str(out), "--jobs", "2")
+    # --data relative to the working directory, as `make bench` passes it
+    proc = run_etl("bench", "--data", "d", "--scale", "demo", "--json-out", str(out),
+                   "--jobs", "2", cwd=data)
     wall = time.perf_counter() - started
     table = proc.stdout.split("\n{", 1)[0]
     return json.loads(out.read_text()), data / "d", wall, table
