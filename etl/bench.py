@@ -365,6 +365,8 @@ def dlt_row(files: list[str], work: Path, result_bytes: int, timeout: float | No
 def run_bench(data: Path, gb: float, seed: int, jobs: int, scale: str = "bench",
               peer_timeout: float | None = 3600.0, with_dlt: bool = True,
               peer_memory_mb: float | None = 8192.0) -> dict:
+    """Generate (once) the tree under data, take every row in order (see the module
+    docstring) and return the report: rows, ratios, issue 16's targets."""
     data = data.resolve()  # the dlt row runs in a directory of its own
     tree = _ensure_tree(data, gb, seed, scale)
     disc = discover(tree)
