@@ -113,14 +113,11 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                                         for a, m in sorted(aliases.items())])
 
     def parquet(table: str, kinds: frozenset[str] | None = None,
-                exclude: frozenset[str] = frozenset(),
-                keep: Callable[[str], bool] | None = None) -> list[str]:
+                exclude: frozenset[str] = frozenset()) -> list[str]:
         out = []
         for file_id, result in sorted(staged.items()):
             kind = files_by_id[file_id].kind
             if (kinds is not None and kind not in kinds) or kind in exclude:
-                continue
-            if keep is not None and not keep(file_id):
                 continue
             # every segment of a file that grew by appending (etl/segments.py)
             out.extend(str(path) for path in result.parquet_files(cache_root, table))
@@ -140,18 +137,16 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
     # strings too long for DuckDB's dictionary/FSST compression, which then stores them
     # uncompressed; ZSTD made the bench database 12x smaller and the insert faster.
     con.execute("SET force_compression = 'zstd'")
-    # Only a file that holds a losing copy needs the join against result_copies; on the
-    # bench tree none does (a secondary copy that cannot win stages no children), and the
-    # join cost a third of the messages insert.
-    with_losers = {row[0] for row in con.execute(
-        "SELECT DISTINCT file_id FROM result_copies WHERE pick > 1").fetchall()}
+    # One INSERT per table, every file through the join against result_copies. Measured on
+    # the bench tree: loading the files without a losing copy without the join (the join
+    # removes none of their rows) made the insert faster but left 8 s of compression to the
+    # checkpoint; the joined insert writes its row groups compressed as it goes.
     for table in RESULT_CHILDREN:
-        dirty = parquet(table, RESULT_KINDS, keep=with_losers.__contains__)
-        clean = parquet(table, RESULT_KINDS, keep=lambda file_id: file_id not in with_losers)
-        select = _select_for(table, redactions)
-        for sql, some in (("children.sql", dirty), ("plain.sql", clean)):
-            if some:
-                con.execute(load_sql(sql).format(table=table, select=select), {"files": some})
+        files = parquet(table, RESULT_KINDS)
+        if files:
+            con.execute(load_sql("children.sql").format(table=table,
+                                                        select=_select_for(table, redactions)),
+                        {"files": files})
     con.execute("CHECKPOINT")
     con.execute("RESET force_compression")
     score_files = parquet("question_scores", exclude=RESULT_KINDS)
