@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import duckdb
 import uvicorn
 
+from etl.query import SAFE_CONFIG
 from etl.serve.app import create_app
 
 
@@ -52,3 +54,13 @@ def get(url: str) -> tuple[int, dict[str, str], bytes]:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
+
+
+def query_rows(db: Path, sql: str, params: list | None = None) -> list[dict]:
+    """Rows of a query on the warehouse, as dicts. Opened with the server's settings: a
+    server in this process holds the file open, and DuckDB wants every connection to one file
+    to agree on them."""
+    with duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG)) as con:
+        cursor = con.execute(sql, params or [])
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

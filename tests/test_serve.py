@@ -15,20 +15,13 @@ from urllib.parse import urlencode
 import duckdb
 import pytest
 
-from etl.query import SAFE_CONFIG
 from tests.conftest import run_etl
 from tests.serving import get, running_server
+from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
 
 
-def _rows(db: Path, sql: str, params: list | None = None) -> list[dict]:
-    # The server in this process holds the file open with these settings; DuckDB wants
-    # every connection to one file to agree on them.
-    with duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG)) as con:
-        cursor = con.execute(sql, params or [])
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from etl.query import SAFE_CONFIG
+from tests.serving import query_rows as _rows
 from tests.serving import running_server
 
 pytest.importorskip("starlette")
@@ -27,11 +27,6 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's ch
 PAYLOAD = '<script>alert("{0}")</script><img src=x onerror=alert("{0}")>'
 
 
-def _rows(db: Path, sql: str, params: list | None = None) -> list[dict]:
-    with duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG)) as con:
-        cursor = con.execute(sql, params or [])
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @pytest.fixture(scope="module")

@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
-import duckdb
 import pytest
 
-from etl.query import SAFE_CONFIG
 from tests.conftest import run_etl
 from tests.serving import get, running_server
+from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
 
@@ -28,11 +27,6 @@ from etl.serve import bench  # noqa: E402 - needs the serve extra
 ROW_RE = re.compile(r"<tr><td>(\d+)</td></tr>")
 
 
-def _rows(db: Path, sql: str, params: list | None = None) -> list[dict]:
-    with duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG)) as con:
-        cursor = con.execute(sql, params or [])
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @pytest.fixture(scope="module")

@@ -14,23 +14,19 @@ from pathlib import Path
 
 import duckdb
 import orjson
-import pytest
 
 from etl.ingest import IngestOptions
 from etl.watch import WatchOptions, watch
-from tests.test_append import backdate
-from tests.test_incremental import AGENTIC, ONESHOT, assert_same_warehouse, build_tree, record
+from tests import test_append
+from tests.test_incremental import ONESHOT, assert_same_warehouse, record
 from tests.test_incremental import ingest as full_ingest
+
+tree = test_append.tree  # the same fixture: a built tree whose truncated line is old
+
 
 LIVE = f"{ONESHOT}/results.jsonl"
 
 
-@pytest.fixture()
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "tree"
-    build_tree(root)
-    backdate(root / AGENTIC / "results.jsonl")  # its truncated last line is old: damage
-    return root
 
 
 def count_w(db: Path) -> int:
