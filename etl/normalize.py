@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -150,6 +151,23 @@ def to_int(value: Any) -> int | None:
             number = int(text)
             return number if -BIGINT_MAX <= number <= BIGINT_MAX else None
     return None
+
+
+def to_number(value: Any) -> float | None:
+    """A number as a float: bools become 1/0, numeric strings are parsed; anything else
+    (null, text, lists, NaN / infinity) is no number."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    try:
+        if isinstance(value, int | float):
+            number = float(value)
+        elif isinstance(value, str):
+            number = float(value.strip())
+        else:
+            return None
+    except (ValueError, OverflowError):  # OverflowError: an integer beyond a double
+        return None
+    return number if math.isfinite(number) else None
 
 
 def to_bool(value: Any) -> bool | None:

@@ -22,7 +22,6 @@ Damaged lines become rejects (see etl/read.py); a record without a qid is reject
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import orjson
@@ -60,25 +59,8 @@ def _extra_text(extra: dict[str, Any]) -> str | None:
     return normalize.json_text(extra) if extra else None
 
 
-def number_or_none(value: Any) -> float | None:
-    """A score field as a float: bools become 1/0, numeric strings are parsed, anything
-    else (null, text, lists) is no number."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    try:
-        if isinstance(value, int | float):
-            number = float(value)
-        elif isinstance(value, str):
-            number = float(value.strip())
-        else:
-            return None
-    except (ValueError, OverflowError):  # OverflowError: an integer beyond a double
-        return None
-    return number if math.isfinite(number) else None
-
-
 def int_or_none(value: Any) -> int | None:
-    number = number_or_none(value)
+    number = normalize.to_number(value)
     if number is None or isinstance(value, bool) or number != int(number):
         return None
     return int(number)
@@ -125,17 +107,17 @@ def scored_row(obj: dict[str, Any], scorer: str, qid: str, run_index: int) -> di
         "note": text_or_none(obj.get("note")),
         "judge_subtype": text_or_none(obj.get("judge_subtype")),
         "judge_match": judge_match if isinstance(judge_match, bool) else None,
-        "correct": number_or_none(obj.get("correct")),
-        "precision": number_or_none(obj.get("precision")),
-        "recall": number_or_none(obj.get("recall")),
-        "f1": number_or_none(obj.get("f1")),
-        "accuracy": number_or_none(obj.get("accuracy")),
-        "exact_match": number_or_none(obj.get("subset_match")),
-        "precision_raw": number_or_none(obj.get("precision_raw")),
-        "recall_raw": number_or_none(obj.get("recall_raw")),
-        "f1_raw": number_or_none(obj.get("f1_raw")),
-        "accuracy_raw": number_or_none(obj.get("accuracy_raw")),
-        "exact_match_raw": number_or_none(obj.get("subset_match_raw")),
+        "correct": normalize.to_number(obj.get("correct")),
+        "precision": normalize.to_number(obj.get("precision")),
+        "recall": normalize.to_number(obj.get("recall")),
+        "f1": normalize.to_number(obj.get("f1")),
+        "accuracy": normalize.to_number(obj.get("accuracy")),
+        "exact_match": normalize.to_number(obj.get("subset_match")),
+        "precision_raw": normalize.to_number(obj.get("precision_raw")),
+        "recall_raw": normalize.to_number(obj.get("recall_raw")),
+        "f1_raw": normalize.to_number(obj.get("f1_raw")),
+        "accuracy_raw": normalize.to_number(obj.get("accuracy_raw")),
+        "exact_match_raw": normalize.to_number(obj.get("subset_match_raw")),
         "tp": int_or_none(obj.get("tp")),
         "n_pred": int_or_none(obj.get("n_pred")),
         "n_gold": int_or_none(obj.get("n_gold")),
@@ -161,10 +143,10 @@ def per_question_rows(obj: dict[str, Any], qid: str) -> tuple[list[dict[str, Any
         "task": text_or_none(obj.get("task")),
         "task_type": text_or_none(obj.get("task_type")),
         "n_runs": len(runs),
-        "avg_f1": number_or_none(obj.get("avg_f1")),
-        "avg_precision": number_or_none(obj.get("avg_precision")),
-        "avg_recall": number_or_none(obj.get("avg_recall")),
-        "avg_em": number_or_none(obj.get("avg_em")),
+        "avg_f1": normalize.to_number(obj.get("avg_f1")),
+        "avg_precision": normalize.to_number(obj.get("avg_precision")),
+        "avg_recall": normalize.to_number(obj.get("avg_recall")),
+        "avg_em": normalize.to_number(obj.get("avg_em")),
     }
     question_extra = _extra(obj, PER_QUESTION_KEYS_MAPPED, "question.")
     if not runs:
@@ -182,10 +164,10 @@ def per_question_rows(obj: dict[str, Any], qid: str) -> tuple[list[dict[str, Any
             **question,
             "run_index": run_index,
             "note": text_or_none(run.get("prediction_source")),
-            "precision": number_or_none(run.get("precision")),
-            "recall": number_or_none(run.get("recall")),
-            "f1": number_or_none(run.get("f1")),
-            "exact_match": number_or_none(run.get("em")),
+            "precision": normalize.to_number(run.get("precision")),
+            "recall": normalize.to_number(run.get("recall")),
+            "f1": normalize.to_number(run.get("f1")),
+            "exact_match": normalize.to_number(run.get("em")),
             "n_pred": len(predictions) if isinstance(predictions, list) else None,
             "tool_calls": int_or_none(run.get("tool_calls")),
             "turns": int_or_none(run.get("turns")),

@@ -31,12 +31,12 @@ non-finite numbers are not numbers and are skipped.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from etl.extract import Emitter, FileInfo, register
+from etl.normalize import to_number
 from etl.read import file_sha256, read_json_file
 
 TABLE = "summary_metrics"
@@ -52,22 +52,6 @@ PathPart = str | int
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
-def as_number(value: Any) -> float | None:
-    """A JSON value as a number, or None when it is not one."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    try:
-        if isinstance(value, int | float):
-            number = float(value)
-        elif isinstance(value, str):
-            number = float(value.strip())
-        else:
-            return None
-    except (ValueError, OverflowError):  # OverflowError: an integer beyond a double
-        return None
-    return number if math.isfinite(number) else None
-
-
 def walk_numbers(value: Any, path: tuple[PathPart, ...] = ()) -> Iterator[
         tuple[tuple[PathPart, ...], float]]:
     """Every (path, number) under value, depth first, in document order."""
@@ -78,7 +62,7 @@ def walk_numbers(value: Any, path: tuple[PathPart, ...] = ()) -> Iterator[
         for index, child in enumerate(value):
             yield from walk_numbers(child, (*path, index))
     else:
-        number = as_number(value)
+        number = to_number(value)
         if number is not None:
             yield path, number
 
