@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl.extract import FileInfo, runmeta
-from tests.recording import check_row
+from tests.recording import RecordingEmitter
 
 # The line-by-line rule, written here independently of etl/extract/runmeta.py.
 PER_LINE = {
@@ -49,22 +49,6 @@ logs = st.lists(st.lists(st.sampled_from(FRAGMENTS), max_size=6).map(b"".join),
     lambda body: st.sampled_from([body, body + b"\n", body + b"\n\n"]))
 
 
-class _Emit:
-    def __init__(self) -> None:
-        self.rows: dict[str, list[dict]] = {}
-        self.stats: dict = {}
-
-    def row(self, table: str, row: dict) -> None:
-        check_row(table, row)
-        self.rows.setdefault(table, []).append(row)
-
-    def reject(self, *args: object) -> None:
-        raise AssertionError(f"unexpected reject {args}")
-
-    def file_stats(self, **kw: object) -> None:
-        self.stats.update(kw)
-
-
 @settings(max_examples=80, deadline=None)
 @given(data=logs, block=st.integers(1, 64))
 def test_block_counts_equal_line_counts(tmp_path_factory, data: bytes, block: int) -> None:
@@ -74,14 +58,15 @@ def test_block_counts_equal_line_counts(tmp_path_factory, data: bytes, block: in
                     kind="run_log", run_id="r", size_bytes=len(data))
     old, runmeta.RUN_LOG_BLOCK = runmeta.RUN_LOG_BLOCK, block
     try:
-        emit = _Emit()
+        emit = RecordingEmitter()
         runmeta.extract_run_log(info, emit)
     finally:
         runmeta.RUN_LOG_BLOCK = old
-    [stats] = emit.rows["run_log_stats"]
+    assert emit.rejects == []
+    [stats] = [row for table, row in emit.rows if table == "run_log_stats"]
     expected = per_line(data)
     assert {k: stats[k] for k in expected} == expected
-    assert emit.stats["sha256"] == hashlib.sha256(data).hexdigest()
+    assert emit.stats == [(expected["n_lines"], hashlib.sha256(data).hexdigest())]
     found = re.search(rb"Using AWS Bedrock: (\S+) @ (\S+)", data)
     assert stats["backend_model_id"] == (found.group(1).decode("utf-8", "replace")
                                          if found else None)

@@ -39,9 +39,9 @@ REGION_RE = re.compile(r"^[a-z]{2}(?:-gov)?-[a-z]+-\d+$")
 # Each pattern comes with a literal every match contains: a block of lines is scanned for
 # the literal (bytes.find, memchr-fast) and the pattern is searched only in the lines that
 # hold it, 10x faster than ten regex searches of every line of a multi-MB log. A line
-# counts once per pattern however many matches it holds. The literal of the one
-# case-insensitive pattern is searched in the lower-cased block. re.M: a search starts at
-# the line's start inside the block, where ^ must match.
+# counts once per pattern however many matches it holds. The literal of a case-insensitive
+# pattern (re.I) is written in lower case and searched in the lower-cased block. re.M: a
+# search starts at the line's start inside the block, where ^ must match.
 RUN_LOG_PATTERNS: dict[str, tuple[bytes, re.Pattern[bytes]]] = {
     "n_errors": (b"ERROR", re.compile(
         rb"^\s*(?:\[qid=[^\]]*\]\s*ERROR\b|\[?ERROR\]?[:\s])", re.M)),
@@ -61,7 +61,6 @@ RUN_LOG_PATTERNS: dict[str, tuple[bytes, re.Pattern[bytes]]] = {
     "n_questions_started": (b"Processing task ",
                             re.compile(rb"^Processing task \d+/\d+ \| question ", re.M)),
 }
-CASE_INSENSITIVE = frozenset({"n_synthetic_finish"})
 # Bytes of log read per block (cut at a newline, so no line spans two blocks).
 RUN_LOG_BLOCK = 4 << 20
 # run_multi_model_eval.py try_steal_work: log_path = shard_dir / f"run_steal_{run_id:02d}.log"
@@ -313,7 +312,7 @@ def extract_run_log(file: FileInfo, emit: Emitter) -> None:
             lowered = block.lower()
             for column, (literal, pattern) in RUN_LOG_PATTERNS.items():
                 counts[column] += count_matching_lines(
-                    literal, pattern, block, lowered if column in CASE_INSENSITIVE else None)
+                    literal, pattern, block, lowered if pattern.flags & re.I else None)
             if backend is None and (found := BACKEND_LINE.search(block)):
                 backend = (found.group(1).decode("utf-8", "replace"),
                            found.group(2).decode("utf-8", "replace"))
