@@ -160,7 +160,7 @@ class ParquetEmitter:
                 column.extend([None] * (n - len(column)))
         self.columns[table] = {name: [] for name in schema.names}
         self.n_buffered[table] = 0
-        batch = self._to_arrow(table, columns, n, schema)
+        batch = self._to_arrow(table, columns, schema)
         for name, value in self._fill.items():
             index = schema.get_field_index(name)
             if index >= 0 and value is not None and batch.column(index).null_count:
@@ -173,7 +173,7 @@ class ParquetEmitter:
         writer.write_table(batch)
         self.buffer_bytes[table] = 0
 
-    def _to_arrow(self, table: str, columns: dict[str, list[Any]], n: int, schema: pa.Schema
+    def _to_arrow(self, table: str, columns: dict[str, list[Any]], schema: pa.Schema
                   ) -> pa.Table:
         """The batch as Arrow. A value the column cannot hold (an integer beyond INTEGER, a
         string with a lone surrogate, a wrong type an extractor let through) must cost
@@ -184,9 +184,8 @@ class ParquetEmitter:
             return pa.Table.from_pydict(columns, schema=schema)
         except (pa.ArrowException, OverflowError, TypeError, ValueError):
             pass
-        names = list(columns)
-        rows = [dict(zip(names, values, strict=True))
-                for values in zip(*columns.values(), strict=True)] if names else [{}] * n
+        rows = [dict(zip(columns, values, strict=True))
+                for values in zip(*columns.values(), strict=True)]
         fixed = []
         for row in rows:
             try:
