@@ -32,6 +32,7 @@ from etl.cache import (
 )
 from etl.discover import EXPECTED_TOP, Discovery, discover, root_layout_warning
 from etl.extract import FileInfo, load_all
+from etl.interrupts import interrupts_redelivered
 from etl.load import build_database, connect_new, options_json
 from etl.publish import (
     EXIT_NO_RESULTS,
@@ -187,7 +188,7 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
     layout_warning = root_layout_warning(root)
     if layout_warning:
         summary.warnings.append(layout_warning)
-    with ingest_lock(db, options.wait_seconds):
+    with interrupts_redelivered(), ingest_lock(db, options.wait_seconds):
         check_replaceable(db)  # again: another ingest may have written it meanwhile
         clean_stale_temps(db)
         content = options.content_options()

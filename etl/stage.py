@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import time
 import traceback
@@ -361,6 +362,28 @@ def result_from_json(data: dict[str, Any]) -> StageResult:
         resume=data.get("resume"))
 
 
+def _leave_interrupts_to_the_ingest() -> None:
+    """A parse worker ignores Ctrl-C (the terminal sends it to the whole process group): it
+    would print a traceback from wherever it was, idle or mid-file. The ingest stops the
+    workers itself (_stop_workers) and keeps the files they had finished."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop at once: queued files are dropped and files being parsed abandoned (their
+    .tmp- directories never become cache entries). shutdown(wait=True) would parse them all."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if terminate is not None:
+        terminate()
+        return
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join()
+
+
 def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: str,
                jobs: int, progress: bool) -> dict[str, StageResult]:
     results: dict[str, StageResult] = {}
@@ -381,8 +404,10 @@ def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: 
                 if bar is not None:
                     bar.update(info.size_bytes)
         else:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
-                                     mp_context=get_context("spawn")) as pool:
+            pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
+                                       mp_context=get_context("spawn"),
+                                       initializer=_leave_interrupts_to_the_ingest)
+            try:
                 futures = {pool.submit(stage_file, info, str(cache_root), parser, ingest_id):
                            info for info in todo}
                 for future in as_completed(futures):
@@ -390,6 +415,10 @@ def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: 
                     results[info.file_id] = future.result()
                     if bar is not None:
                         bar.update(info.size_bytes)
+            except BaseException:
+                _stop_workers(pool)
+                raise
+            pool.shutdown()
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
