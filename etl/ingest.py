@@ -13,7 +13,7 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import duckdb
@@ -32,7 +32,7 @@ from etl.cache import (
 )
 from etl.discover import EXPECTED_TOP, Discovery, discover, root_layout_warning
 from etl.extract import FileInfo, load_all
-from etl.interrupts import interrupts_redelivered
+from etl.interrupts import ctrl_c_handled, ctrl_c_held, ctrl_c_pressed, stop_if_ctrl_c
 from etl.load import build_database, connect_new, options_json
 from etl.publish import (
     EXIT_NO_RESULTS,
@@ -57,6 +57,8 @@ from etl.segments import APPEND_OPTION, DEFAULT_QUIET_SECONDS, QUIET_OPTION
 from etl.stage import StageResult, cache_dir_name, result_from_json, stage_files
 
 INTERRUPTED_MESSAGE = "interrupted; the previous database is unchanged"
+PUBLISHED_THEN_INTERRUPTED = ("interrupted once the new database was in place; {db} holds "
+                              "this ingest, complete")
 
 
 class NoResults(click.ClickException):
@@ -188,7 +190,7 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
     layout_warning = root_layout_warning(root)
     if layout_warning:
         summary.warnings.append(layout_warning)
-    with interrupts_redelivered(), ingest_lock(db, options.wait_seconds):
+    with ctrl_c_handled(), ingest_lock(db, options.wait_seconds):
         check_replaceable(db)  # again: another ingest may have written it meanwhile
         clean_stale_temps(db)
         content = options.content_options()
@@ -325,14 +327,9 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        publish(temp, db)
     except BaseException as exc:
         temp.unlink(missing_ok=True)
-        if isinstance(exc, click.ClickException | KeyboardInterrupt):
-            raise
-        raise click.ClickException(
-            f"ingest failed, {db} left as it was: {type(exc).__name__}: {exc}") from exc
-    summary.load_seconds = time.perf_counter() - t1
+        _raise_build_failure(exc, db)
     summary.n_runs = summary.table_rows.get("runs", 0)
     summary.n_results = summary.table_rows.get("results", 0)
 
@@ -341,16 +338,38 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
                    "n_results": summary.n_results,
                    "n_rejects": summary.n_rejected + summary.n_repaired}]
     by_id = {f.file_id: f for f in loadable}
-    new_index = {
-        "files": {fid: _index_entry(by_id[fid], res, options, parser)
-                  for fid, res in staged.items()},
-        "ingests": history_out[-1000:],
-        "last": plan.signature,
-        "published": published_stat(db),
-    }
-    write_index(cache_root, new_index)
-    prune_cache(cache_root, {d for r in staged.values() for d in r.cache_dirs()})
+    # Once the new file is in place the index must say so (the next ingest trusts it):
+    # Ctrl-C from the rename to the index written is held back until both are done.
+    with ctrl_c_held() as interrupted:
+        try:
+            stop_if_ctrl_c()  # pressed during the last query, which ran on: publish nothing
+            publish(temp, db)
+        except BaseException as exc:
+            temp.unlink(missing_ok=True)
+            _raise_build_failure(exc, db)
+        summary.load_seconds = time.perf_counter() - t1
+        write_index(cache_root, {
+            "files": {fid: _index_entry(by_id[fid], res, options, parser)
+                      for fid, res in staged.items()},
+            "ingests": history_out[-1000:],
+            "last": plan.signature,
+            "published": published_stat(db),
+        })
+        prune_cache(cache_root, {d for r in staged.values() for d in r.cache_dirs()})
+    if interrupted():
+        raise Interrupted(PUBLISHED_THEN_INTERRUPTED.format(db=db))
     return summary
+
+
+def _raise_build_failure(exc: BaseException, db: Path) -> NoReturn:
+    """What a failure while building or publishing is to the user: Ctrl-C stays Ctrl-C, and
+    so does the error a query raises when Ctrl-C stops it (DuckDB's "Query interrupted")."""
+    if isinstance(exc, click.ClickException | KeyboardInterrupt):
+        raise exc
+    if ctrl_c_pressed():
+        raise KeyboardInterrupt from exc
+    raise click.ClickException(
+        f"ingest failed, {db} left as it was: {type(exc).__name__}: {exc}") from exc
 
 
 def _bytes_read(info: FileInfo, appended: set[str]) -> int:

@@ -1,23 +1,122 @@
-"""Ctrl-C that lands inside a finalizer is delivered, not printed and lost.
+"""Ctrl-C during an ingest: always noticed, never printed as a traceback, never mistaken for
+a failure, and never taken halfway through publishing.
 
-Python raises KeyboardInterrupt at whatever bytecode runs when SIGINT arrives. When that is
-an object's `__del__` (pyarrow's ParquetWriter closes itself there), Python cannot raise it:
-it prints "Exception ignored in ... Traceback ... KeyboardInterrupt" and carries on as if
-the key had never been pressed. An ingest would then print a traceback and, worse, keep
-going. The hook below hands such an interrupt back to the main thread, where it is raised
-outside the finalizer and handled like any other Ctrl-C. (Parse workers ignore Ctrl-C:
-see etl.stage.)"""
+Python raises KeyboardInterrupt at whatever runs when SIGINT arrives, and three places would
+lose it or misreport it:
+- a finalizer (`__del__`; pyarrow's ParquetWriter closes itself there): Python prints
+  "Exception ignored ... Traceback ... KeyboardInterrupt" and carries on as if the key had
+  never been pressed. The unraisable hook below hands such an interrupt back to the main
+  thread, where it is raised outside the finalizer.
+- a DuckDB query: DuckDB takes the signal itself and raises RuntimeError("Query interrupted")
+  or another error of its own, or (measured with DuckDB 2.0.1) clears it and runs the query
+  to its end. `ctrl_c_pressed()` tells that error from a real failure, and
+  `stop_if_ctrl_c()` stops the ingest at its next step when nothing was raised.
+- publishing: once the new file is renamed into place, the index beside it must record it.
+  `ctrl_c_held()` holds Ctrl-C back until that is done.
+Parse workers ignore SIGINT from birth (`children_ignore_ctrl_c()`): the ingest stops them
+itself."""
 
 from __future__ import annotations
 
 import _thread
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 REDELIVERY_DELAY_SECONDS = 0.01
+
+
+class _CtrlC:
+    """What this process has seen of Ctrl-C since ctrl_c_handled() began."""
+
+    def __init__(self) -> None:
+        self.active = False  # inside ctrl_c_handled(), in the main thread
+        self.pressed = False
+        self.holding = False
+        self.held = False
+
+    def on_sigint(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        if self.holding:
+            self.held = True
+            return
+        raise KeyboardInterrupt
+
+
+_STATE = _CtrlC()
+
+
+def ctrl_c_pressed() -> bool:
+    """True once Ctrl-C came during the current ctrl_c_handled() block: an error raised after
+    it (DuckDB's "Query interrupted", say) is the interrupt, not a failure to report."""
+    return _STATE.active and _STATE.pressed
+
+
+def stop_if_ctrl_c() -> None:
+    """Raise KeyboardInterrupt if Ctrl-C came in the ctrl_c_handled() block, even though
+    nothing raised it: DuckDB can take the signal, clear Python's KeyboardInterrupt and still
+    run its query to the end. Called between the load's steps and before publishing."""
+    if ctrl_c_pressed():
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def ctrl_c_handled() -> Iterator[None]:
+    """Watch for Ctrl-C while the block runs (an ingest), and give back the SIGINT handler
+    and unraisable hook a caller had (a notebook's, say) afterwards. Outside the main thread
+    Python delivers no signal there: the block then runs with nothing changed."""
+    if threading.current_thread() is not threading.main_thread() or _STATE.active:
+        yield
+        return
+    previous_handler = signal.getsignal(signal.SIGINT)
+    previous_hook = sys.unraisablehook
+    _STATE.__init__()
+    _STATE.active = True
+    signal.signal(signal.SIGINT, _STATE.on_sigint)
+    sys.unraisablehook = _redeliver_interrupts(previous_hook)
+    try:
+        yield
+    finally:
+        _STATE.active = False
+        signal.signal(signal.SIGINT, previous_handler
+                      if previous_handler is not None else signal.default_int_handler)
+        sys.unraisablehook = previous_hook
+
+
+@contextmanager
+def ctrl_c_held() -> Iterator[Callable[[], bool]]:
+    """Inside ctrl_c_handled(): Ctrl-C during the block is held back, not raised, so the block
+    finishes. Yields a function saying whether one came; the caller decides what then."""
+    if not _STATE.active:
+        yield lambda: False
+        return
+    _STATE.holding, _STATE.held = True, False
+    try:
+        yield lambda: _STATE.held
+    finally:
+        _STATE.holding = False
+
+
+@contextmanager
+def children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside the block ignore SIGINT from their first instruction: an
+    ignored signal stays ignored across exec, and Python then leaves it so. (An initializer
+    would come too late: a spawned worker imports the etl package before it runs one, and
+    a Ctrl-C then printed a KeyboardInterrupt traceback from the middle of an import.) The
+    block is kept short, starting processes only: a Ctrl-C in it is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous
+                      if previous is not None else signal.default_int_handler)
 
 
 def _interrupt_main_soon() -> None:
@@ -36,15 +135,3 @@ def _redeliver_interrupts(previous: Callable[[Any], object]) -> Callable[[Any], 
         previous(unraisable)
 
     return hook
-
-
-@contextmanager
-def interrupts_redelivered() -> Iterator[None]:
-    """While the block runs, interrupts in finalizers are re-raised; the hook a caller had
-    (a notebook's, say) is restored afterwards."""
-    previous = sys.unraisablehook
-    sys.unraisablehook = _redeliver_interrupts(previous)
-    try:
-        yield
-    finally:
-        sys.unraisablehook = previous

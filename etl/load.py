@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from etl.discover import RESULT_KINDS, Discovery
 from etl.extract import FileInfo
+from etl.interrupts import stop_if_ctrl_c
 from etl.models import DISPLAY_NAMES, alias_table
 from etl.redact import Redactions
 from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
@@ -61,7 +62,9 @@ def _select_for(table: str, redactions: Redactions | None = None,
 
 def in_transaction(con: duckdb.DuckDBPyConnection,
                    step: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
-    """Run step's statements as one transaction (rolled back if it raises)."""
+    """Run step's statements as one transaction (rolled back if it raises). A Ctrl-C that a
+    query before swallowed stops the load here."""
+    stop_if_ctrl_c()
     con.execute("BEGIN TRANSACTION")
     try:
         step(con)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import sys
 import time
 import traceback
@@ -27,6 +26,7 @@ import pyarrow.parquet as pq
 
 from etl.discover import RESULT_KINDS
 from etl.extract import FileInfo, load_all
+from etl.interrupts import children_ignore_ctrl_c, ctrl_c_pressed
 from etl.read import EXCERPT_CHARS, file_sha256
 from etl.schema import staged_schema
 
@@ -247,6 +247,8 @@ def stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str) -> 
     try:
         return _stage_file(info, cache_root, parser, ingest_id)
     except Exception as exc:  # noqa: BLE001 - one file's failure never stops the ingest
+        if ctrl_c_pressed():  # a library's error for Ctrl-C: not the file's fault
+            raise KeyboardInterrupt from exc
         return _stage_failed(info, cache_root, parser, ingest_id, exc)
 
 
@@ -362,13 +364,6 @@ def result_from_json(data: dict[str, Any]) -> StageResult:
         resume=data.get("resume"))
 
 
-def _leave_interrupts_to_the_ingest() -> None:
-    """A parse worker ignores Ctrl-C (the terminal sends it to the whole process group): it
-    would print a traceback from wherever it was, idle or mid-file. The ingest stops the
-    workers itself (_stop_workers) and keeps the files they had finished."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """Stop at once: queued files are dropped and files being parsed abandoned (their
     .tmp- directories never become cache entries). shutdown(wait=True) would parse them all."""
@@ -405,11 +400,14 @@ def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: 
                     bar.update(info.size_bytes)
         else:
             pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
-                                       mp_context=get_context("spawn"),
-                                       initializer=_leave_interrupts_to_the_ingest)
+                                       mp_context=get_context("spawn"))
             try:
-                futures = {pool.submit(stage_file, info, str(cache_root), parser, ingest_id):
-                           info for info in todo}
+                # Workers are started by submit. They ignore Ctrl-C (the terminal sends it
+                # to the whole process group; a worker would print a traceback from wherever
+                # it was): the ingest stops them (_stop_workers) and keeps what they finished.
+                with children_ignore_ctrl_c():
+                    futures = {pool.submit(stage_file, info, str(cache_root), parser,
+                                           ingest_id): info for info in todo}
                 for future in as_completed(futures):
                     info = futures[future]
                     results[info.file_id] = future.result()
