@@ -512,7 +512,8 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
       4    --db is an existing file that is not a warehouse of this tool
       5    ROOT holds no results
       130  interrupted (Ctrl-C); the previous database is unchanged, the files
-           parsed so far are reused by the next ingest
+           parsed so far are reused by the next ingest (a Ctrl-C once the new
+           file is being put in place waits for it, and says so)
 
     A results file that only grew since the last ingest (a run still being written) is
     parsed from its last complete line on. With --watch the command keeps ingesting as
