@@ -328,8 +328,7 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
         finally:
             con.close()
     except BaseException as exc:
-        temp.unlink(missing_ok=True)
-        _raise_build_failure(exc, db)
+        _abandon_build(exc, temp, db)
     summary.n_runs = summary.table_rows.get("runs", 0)
     summary.n_results = summary.table_rows.get("results", 0)
 
@@ -345,8 +344,7 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
             stop_if_ctrl_c()  # pressed during the last query, which ran on: publish nothing
             publish(temp, db)
         except BaseException as exc:
-            temp.unlink(missing_ok=True)
-            _raise_build_failure(exc, db)
+            _abandon_build(exc, temp, db)
         summary.load_seconds = time.perf_counter() - t1
         write_index(cache_root, {
             "files": {fid: _index_entry(by_id[fid], res, options, parser)
@@ -361,9 +359,11 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
     return summary
 
 
-def _raise_build_failure(exc: BaseException, db: Path) -> NoReturn:
-    """What a failure while building or publishing is to the user: Ctrl-C stays Ctrl-C, and
-    so does the error a query raises when Ctrl-C stops it (DuckDB's "Query interrupted")."""
+def _abandon_build(exc: BaseException, temp: Path, db: Path) -> NoReturn:
+    """A failure while building or publishing: the temporary file goes, and the failure is
+    raised as what it is to the user. Ctrl-C stays Ctrl-C, and so does the error a query
+    raises when Ctrl-C stops it (DuckDB's "Query interrupted")."""
+    temp.unlink(missing_ok=True)
     if isinstance(exc, click.ClickException | KeyboardInterrupt):
         raise exc
     if ctrl_c_pressed():

@@ -33,18 +33,14 @@ REDELIVERY_DELAY_SECONDS = 0.01
 class _CtrlC:
     """What this process has seen of Ctrl-C since ctrl_c_handled() began."""
 
-    def __init__(self) -> None:
-        self.active = False  # inside ctrl_c_handled(), in the main thread
-        self.pressed = False
-        self.holding = False
-        self.held = False
+    active = False  # inside ctrl_c_handled(), in the main thread
+    pressed = False
+    holding = False  # inside ctrl_c_held()
 
     def on_sigint(self, signum: int, frame: Any) -> None:
         self.pressed = True
-        if self.holding:
-            self.held = True
-            return
-        raise KeyboardInterrupt
+        if not self.holding:
+            raise KeyboardInterrupt
 
 
 _STATE = _CtrlC()
@@ -72,18 +68,15 @@ def ctrl_c_handled() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread() or _STATE.active:
         yield
         return
-    previous_handler = signal.getsignal(signal.SIGINT)
     previous_hook = sys.unraisablehook
-    _STATE.__init__()
-    _STATE.active = True
-    signal.signal(signal.SIGINT, _STATE.on_sigint)
+    _STATE.active, _STATE.pressed = True, False
+    previous_handler = signal.signal(signal.SIGINT, _STATE.on_sigint)
     sys.unraisablehook = _redeliver_interrupts(previous_hook)
     try:
         yield
     finally:
         _STATE.active = False
-        signal.signal(signal.SIGINT, previous_handler
-                      if previous_handler is not None else signal.default_int_handler)
+        _restore_sigint(previous_handler)
         sys.unraisablehook = previous_hook
 
 
@@ -94,9 +87,10 @@ def ctrl_c_held() -> Iterator[Callable[[], bool]]:
     if not _STATE.active:
         yield lambda: False
         return
-    _STATE.holding, _STATE.held = True, False
+    pressed_before = _STATE.pressed
+    _STATE.holding = True
     try:
-        yield lambda: _STATE.held
+        yield lambda: _STATE.pressed and not pressed_before
     finally:
         _STATE.holding = False
 
@@ -115,8 +109,13 @@ def children_ignore_ctrl_c() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous
-                      if previous is not None else signal.default_int_handler)
+        _restore_sigint(previous)
+
+
+def _restore_sigint(previous: Any) -> None:
+    """Put back what signal.signal() returned (None: a handler set outside Python)."""
+    signal.signal(signal.SIGINT, previous if previous is not None
+                  else signal.default_int_handler)
 
 
 def _interrupt_main_soon() -> None:
