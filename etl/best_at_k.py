@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 
 from etl import scoring
-from etl.load import _insert_rows
+from etl.load import insert_rows, runs_to_recompute
 from etl.schema import load_sql
 
 
@@ -33,8 +33,11 @@ def best_at_k_rows(per_question: list[tuple[str, str, list[float]]],
 
 
 def add_best_at_k(con: duckdb.DuckDBPyConnection) -> None:
-    """Post-load hook: fill question_best_at_k from the loaded authors_text rows."""
+    """Post-load hook: the question_best_at_k rows of the runs the load re-ranked (temp table
+    load_runs), from their loaded authors_text rows."""
     scorer = scoring.AUTHORS_TEXT
+    runs_to_recompute(con)
+    con.execute("DELETE FROM question_best_at_k WHERE run_id IN (SELECT run_id FROM load_runs)")
     fetched = con.execute(load_sql("best_at_k.sql"), {"scorer": scorer}).fetchall()
-    _insert_rows(con, "question_best_at_k",
+    insert_rows(con, "question_best_at_k",
                  best_at_k_rows([(r[0], r[1], list(r[2])) for r in fetched], scorer))

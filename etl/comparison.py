@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import duckdb
 
+from etl.load import runs_to_recompute
 from etl.schema import load_sql
 
 # The resampling scheme's two constants. Changing either changes every interval, so they are
@@ -27,9 +28,14 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, int]) -> N
 
 def build_comparisons(con: duckdb.DuckDBPyConnection, seed: int = SEED,
                       resamples: int = RESAMPLES) -> None:
-    """Fill paired_comparisons from leaderboard_question_scores (replacing what it held)."""
+    """Replace the paired_comparisons rows of every pair with a run the load re-ranked (temp
+    table load_runs; every run in a cold build) from leaderboard_question_scores. A pair's
+    numbers depend on its two runs alone (the bootstrap weights are drawn from the qid), so
+    the pairs of other runs keep their rows."""
     params = {"seed": seed, "resamples": resamples}
-    con.execute("DELETE FROM paired_comparisons")
+    runs_to_recompute(con)
+    con.execute("DELETE FROM paired_comparisons WHERE run_a IN (SELECT run_id FROM load_runs) "
+                "OR run_b IN (SELECT run_id FROM load_runs)")
     _run(con, "comparison_inputs.sql", params)
     con.execute("CREATE OR REPLACE TEMP TABLE cmp_intervals (pair VARCHAR, scope VARCHAR, "
                 "task_group VARCHAR, task VARCHAR, ci_low DOUBLE, ci_high DOUBLE)")

@@ -33,12 +33,14 @@ from etl.cache import (
 from etl.discover import EXPECTED_TOP, Discovery, discover, root_layout_warning
 from etl.extract import FileInfo, load_all
 from etl.interrupts import ctrl_c_handled, ctrl_c_held, ctrl_c_pressed, stop_if_ctrl_c
-from etl.load import build_database, connect_new, options_json
+from etl.load import LoadPlan, build_database, connect_new, options_json
 from etl.publish import (
     EXIT_NO_RESULTS,
     Interrupted,
     check_replaceable,
     clean_stale_temps,
+    copy_published,
+    crash_point,
     ingest_lock,
     publish,
     published_stat,
@@ -107,6 +109,11 @@ class IngestSummary:
     load_seconds: float = 0.0
     table_rows: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # printed on stderr by the CLI
+    # None: the database was updated from a copy of the published one (incremental);
+    # otherwise why it was built from scratch.
+    full_reason: str | None = None
+    n_files_replaced: int = 0  # files whose rows the load inserted or deleted
+    n_runs_reranked: int = 0  # runs whose results and derived rows were recomputed
 
     def in_progress_note(self) -> str:
         if not self.n_in_progress:
@@ -114,6 +121,14 @@ class IngestSummary:
         lines = "line" if self.n_in_progress == 1 else "lines"
         return (f"; {self.n_in_progress} {lines} in progress (files.n_in_progress: "
                 "a writer is still on it, not loaded yet)")
+
+    def load_note(self) -> str:
+        if self.full_reason is not None:
+            return f"built from scratch ({self.full_reason})"
+        files = "file" if self.n_files_replaced == 1 else "files"
+        runs = "run" if self.n_runs_reranked == 1 else "runs"
+        return (f"incremental: rows of {self.n_files_replaced} {files} replaced, "
+                f"{self.n_runs_reranked} {runs} recomputed")
 
     def lines(self) -> list[str]:
         if self.unchanged:
@@ -128,6 +143,7 @@ class IngestSummary:
             f"parsed ({mb:.1f} MB, {rate:.1f} MB/s), {self.n_cached} unchanged (cached)"
             + (f", {self.n_appended} of the parsed only from their last line on (grown)"
                if self.n_appended else ""),
+            f"  load     {self.load_note()}",
             f"  runs     {self.n_runs}",
             f"  results  {self.n_results} (duplicate copies skipped: {self.n_duplicates})",
             f"  rejects  {self.n_rejected} errors, {self.n_repaired} repaired lines "
@@ -154,24 +170,29 @@ def _sql_fingerprint() -> str:
                         *Path(__file__).parent.glob("*.py"), *row_input_files()])
 
 
-def _post_load_hooks(options: IngestOptions) -> list:
+def _post_load_hooks(full: bool) -> list:
+    """The steps after the load, in order. Each reads the runs the load re-ranked from the
+    temp table load_runs (every run in a cold build) and replaces only their rows; the views
+    are created in a cold build only (an incremental one starts from a copy that has them,
+    and the SQL fingerprint is part of what must match for it)."""
     # Imported here, not guarded: a module that fails to import must fail the ingest (a
     # warehouse without its views or archive rows is not a success).
     from etl.archive import archive_rows
     from etl.best_at_k import add_best_at_k
     from etl.comparison import build_comparisons
-    from etl.load import _insert_rows
+    from etl.load import insert_rows
     from etl.views import apply_views
 
     def add_archives(con: duckdb.DuckDBPyConnection) -> None:
+        con.execute("DELETE FROM archive_runs")
         cols = [d[0] for d in con.execute("SELECT * FROM runs LIMIT 0").description]
         runs = [dict(zip(cols, row, strict=True))
                 for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
-        _insert_rows(con, "archive_runs", archive_rows(runs))
+        insert_rows(con, "archive_runs", archive_rows(runs))
 
     # best@k needs the loaded scores, and the views need its table; the paired comparisons
     # read the leaderboard views, so they come after them
-    return [add_archives, add_best_at_k, apply_views, build_comparisons]
+    return [add_archives, add_best_at_k, *([apply_views] if full else []), build_comparisons]
 
 
 def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None = None,
@@ -308,14 +329,21 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
     ingest_row = {"ingest_id": ingest_id, "started_at": started_at, "root": str(root),
                   "n_files": len(disc.files), "n_parsed_files": len(fresh),
                   "tool_version": f"{__version__}+{parser}", "options": options_json(content)}
+    load_plan, summary.full_reason = plan_load(index, plan.signature, db, loadable, staged,
+                                               options.full)
+    summary.n_files_replaced = len(load_plan.parts.keys() | load_plan.dropped)
+    summary.n_runs_reranked = len(load_plan.runs)
     try:
+        if not load_plan.full:
+            copy_published(db, temp)
+            crash_point("copied")
         con = connect_new(temp)
         try:
             ingest_row["finished_at"] = None
             redactions = (prepare_redaction(con, options.redact_key)
                           if options.redact else None)
-            build_database(con, disc, staged, cache_root, ingest_row, history,
-                           post_load=_post_load_hooks(options), redactions=redactions)
+            build_database(con, disc, staged, cache_root, ingest_row, history, load_plan,
+                           post_load=_post_load_hooks(load_plan.full), redactions=redactions)
             con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
                         [dt.datetime.now(dt.UTC).replace(tzinfo=None), ingest_id])
             summary.table_rows = _table_rows(con)
@@ -325,6 +353,7 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
                 "SELECT count(*) FILTER (severity = 'error'), "
                 "count(*) FILTER (severity = 'repaired') FROM rejects").fetchall()[0]
             con.execute("CHECKPOINT")
+            crash_point("built")
         finally:
             con.close()
     except BaseException as exc:
@@ -343,6 +372,7 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
         try:
             stop_if_ctrl_c()  # pressed during the last query, which ran on: publish nothing
             publish(temp, db)
+            crash_point("renamed")
         except BaseException as exc:
             _abandon_build(exc, temp, db)
         summary.load_seconds = time.perf_counter() - t1
@@ -352,11 +382,87 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
             "ingests": history_out[-1000:],
             "last": plan.signature,
             "published": published_stat(db),
+            "loaded": loaded_record(plan.signature, loadable, staged),
         })
         prune_cache(cache_root, {d for r in staged.values() for d in r.cache_dirs()})
     if interrupted():
         raise Interrupted(PUBLISHED_THEN_INTERRUPTED.format(db=db))
     return summary
+
+
+# What must be equal between the published database and this ingest for the database to be
+# updated in place of rebuilt: the code and SQL (schema, views, load SQL, the package), the
+# parser, the content options (--keep-images, --redact) and the redaction key.
+_SAME_FOR_INCREMENTAL = {"sql": "the code or SQL changed", "parser": "the parser changed",
+                         "options": "--keep-images or --redact changed",
+                         "redact_key": "the redaction key changed"}
+
+
+def loaded_record(signature: dict[str, Any], loadable: list[FileInfo],
+                  staged: dict[str, StageResult]) -> dict[str, Any]:
+    """What a published database holds, for the index: the signature it was built under and,
+    per file, its run and the cache directories (parts) whose rows it loaded."""
+    run_of = {f.file_id: f.run_id for f in loadable}
+    return {**{key: signature[key] for key in _SAME_FOR_INCREMENTAL},
+            "files": {fid: {"run_id": run_of.get(fid), "parts": _part_dirs(res)}
+                      for fid, res in staged.items()}}
+
+
+def _part_dirs(result: StageResult) -> list[str]:
+    return [part["cache_dir"] for part in result.parts() if part["cache_dir"]]
+
+
+def plan_load(index: dict[str, Any], signature: dict[str, Any], db: Path,
+              loadable: list[FileInfo], staged: dict[str, StageResult], full: bool
+              ) -> tuple[LoadPlan, str | None]:
+    """Which rows the load replaces, and why it is a cold build when it is one (None: the
+    published database is copied and updated). The published database's content is what the
+    index's `loaded` record says, when the file is still the one this tool published."""
+    run_of = {f.file_id: f.run_id for f in loadable}
+    current = {fid: _part_dirs(res) for fid, res in staged.items()}
+    loaded = index.get("loaded")
+    reason = None
+    if full:
+        reason = "--full"
+    elif not db.exists() or loaded is None:
+        reason = "no database to update"
+    elif index.get("published") != _stat_or_none(db):
+        reason = f"{db} was changed by something else"
+    else:
+        reason = next((why for key, why in _SAME_FOR_INCREMENTAL.items()
+                       if loaded.get(key) != signature.get(key)), None)
+    if reason is not None:
+        return LoadPlan(full=True, parts=current,
+                        runs={r for r in run_of.values() if r is not None}), reason
+    plan = LoadPlan(full=False)
+    before = loaded.get("files", {})
+    for fid, dirs in current.items():
+        old = before.get(fid)
+        old_dirs = old["parts"] if old else None
+        if old_dirs == dirs and old["run_id"] == run_of[fid]:
+            continue  # the same rows (a touched file, or not changed at all)
+        if old and old["run_id"] == run_of[fid] and dirs[:len(old_dirs)] == old_dirs:
+            plan.parts[fid] = dirs[len(old_dirs):]  # it grew: only the new segments
+        else:
+            plan.parts[fid] = dirs
+            if old:
+                plan.dropped.add(fid)
+        plan.runs.add(run_of[fid])
+        if old:
+            plan.runs.add(old["run_id"])
+    for fid, old in before.items():
+        if fid not in current:  # deleted, or no longer loadable
+            plan.dropped.add(fid)
+            plan.runs.add(old["run_id"])
+    plan.runs.discard(None)
+    return plan, None
+
+
+def _stat_or_none(db: Path) -> list[int] | None:
+    try:
+        return published_stat(db)
+    except OSError:
+        return None
 
 
 def _abandon_build(exc: BaseException, temp: Path, db: Path) -> NoReturn:

@@ -1,4 +1,9 @@
-"""Load stage: build a NEW DuckDB file from the staged Parquet of every file.
+"""Load stage: bring a DuckDB file up to date with the staged Parquet of every file.
+
+A cold build starts from an empty file; an incremental one from a copy of the published
+database, and replaces only the rows of the files that changed (see LoadPlan). Both run the
+same statements: a cold build is an incremental one where every file is new and no row was
+loaded before, so `--full` and an incremental ingest cannot drift apart.
 
 The database is written with storage compatibility for DuckDB 1.5 clients (Metabase,
 DBeaver and duckdb-engine bundle 1.x). Deduplication of result copies happens here, in SQL
@@ -7,6 +12,7 @@ DBeaver and duckdb-engine bundle 1.x). Deduplication of result copies happens he
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +24,16 @@ from etl.discover import RESULT_KINDS, Discovery
 from etl.extract import FileInfo
 from etl.interrupts import stop_if_ctrl_c
 from etl.models import DISPLAY_NAMES, alias_table
+from etl.publish import crash_point
 from etl.redact import Redactions
 from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
 from etl.stage import StageResult
 
 STORAGE_VERSION = "v1.5.0"
 RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores")
+# Tables filled from the discovery and the code, not from staged rows: rewritten whole on
+# every load (they are small).
+CATALOG_TABLES = ("files", "runs", "models", "model_aliases", "ingests")
 
 
 # The insert of the trajectory text holds its long strings uncompressed until the
@@ -31,6 +41,26 @@ RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores")
 # messages insert on the bench tree (measured: 400 MB 10-19 s, 1 GB 7.6 s, 1.5 GB 5 s).
 # 700 MB keeps the ingest's whole process tree under 1 GB (the workers have exited by then).
 LOAD_MEMORY_LIMIT = "700MB"
+
+
+@dataclass
+class LoadPlan:
+    """Which rows a load replaces. Built by etl/ingest.py from what the published database
+    holds (the parse cache index records every file's loaded parts) and what was staged.
+
+    - `parts[file_id]`: the cache directories whose rows are inserted: every part of a new or
+      re-staged file, only the new segments of a file that grew (etl/segments.py).
+    - `dropped`: files whose loaded rows are deleted first: re-staged (rewritten, truncated,
+      staged against other preferred copies), deleted, or no longer loadable.
+    - `runs`: the runs whose results are re-ranked and whose derived rows (best@k, paired
+      comparisons, ...) are recomputed: the runs of every file in parts or dropped.
+    - `full`: a cold build into an empty file (the schema is created, the views applied).
+    """
+
+    full: bool
+    parts: dict[str, list[str]] = field(default_factory=dict)
+    dropped: set[str] = field(default_factory=set)
+    runs: set[str] = field(default_factory=set)
 
 
 def connect_new(path: Path, memory_limit: str = LOAD_MEMORY_LIMIT, threads: int = 2
@@ -74,8 +104,9 @@ def in_transaction(con: duckdb.DuckDBPyConnection,
     con.execute("COMMIT")
 
 
-def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
-                 ) -> None:
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
+                ) -> None:
+    """Insert Python rows (dicts; missing keys are NULL) into a table of schema/."""
     if not rows:
         return
     schema = arrow_schemas()[table]
@@ -87,97 +118,205 @@ def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str
         con.unregister("_etl_batch")
 
 
+class _Parts:
+    """The staged Parquet files of the load, by table: which ones to insert from, which
+    ones hold every copy of the results of the runs the load re-ranks."""
+
+    def __init__(self, disc: Discovery, staged: dict[str, StageResult], cache_root: Path,
+                 plan: LoadPlan) -> None:
+        self.cache_root = cache_root
+        self.kind = {f.file_id: f.kind for f in disc.files}
+        self.run = {f.file_id: f.run_id for f in disc.files}
+        self.staged = staged
+        self.plan = plan
+
+    def _files(self, table: str, dirs: Iterable[str]) -> list[str]:
+        out = []
+        for name in dirs:
+            path = self.cache_root / name / f"{table}.parquet"
+            if path.exists():
+                out.append(str(path))
+        return out
+
+    def added(self, table: str, result_kinds: bool | None = None) -> list[str]:
+        """Parquet of table in the parts this load inserts (result files only, other files
+        only, or both)."""
+        dirs = []
+        for file_id in sorted(self.plan.parts):
+            is_result = self.kind.get(file_id) in RESULT_KINDS
+            if result_kinds is None or result_kinds == is_result:
+                dirs.extend(self.plan.parts[file_id])
+        return self._files(table, dirs)
+
+    def of_runs(self, table: str, result_kinds: bool) -> list[str]:
+        """Parquet of table in every part of every (result / other) file of the re-ranked
+        runs, loaded before or not."""
+        dirs = []
+        for file_id, result in sorted(self.staged.items()):
+            if self.run.get(file_id) not in self.plan.runs:
+                continue
+            if (self.kind.get(file_id) in RESULT_KINDS) != result_kinds:
+                continue
+            dirs.extend(part["cache_dir"] for part in result.parts() if part["cache_dir"])
+        return self._files(table, dirs)
+
+
 def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                    staged: dict[str, StageResult], cache_root: Path, ingest: dict[str, Any],
-                   history: list[dict[str, Any]], post_load: Iterable[Callable] = (),
+                   history: list[dict[str, Any]], plan: LoadPlan,
+                   post_load: Iterable[Callable] = (),
                    redactions: Redactions | None = None) -> None:
-    """Create the schema and fill every table from discover + staged Parquet. With
+    """Bring con's database up to date: create the schema (cold build), replace the rows of
+    the plan's files, re-rank the results of its runs, then run the post-load steps. With
     redactions (see etl/redact.py), redacted columns are replaced as they are loaded."""
-    # DDL and each post-load step in one transaction: statement by statement, every
-    # COMMENT ON commits on its own, and the schema alone took 0.7-1.3 s instead of 0.2 s.
-    in_transaction(con, create_schema)
-    files_by_id = {f.file_id: f for f in disc.files}
+    if plan.full:
+        # DDL in one transaction: statement by statement, every COMMENT ON commits on its
+        # own, and the schema alone took 0.7-1.3 s instead of 0.2 s.
+        in_transaction(con, create_schema)
+    parts = _Parts(disc, staged, cache_root, plan)
+    _scope_tables(con, disc, plan)
+    in_transaction(con, lambda c: _load_catalog(c, disc, staged, ingest["ingest_id"]))
+    in_transaction(con, lambda c: _load_file_tables(c, disc, parts, redactions,
+                                                    ingest["ingest_id"]))
+    _load_results(con, parts, redactions)
+    crash_point("replaced")
+    in_transaction(con, lambda c: _load_scores(c, parts, redactions))
+    con.execute(load_sql("finish.sql"))
+    for hook in post_load:
+        in_transaction(con, hook)
+    crash_point("recomputed")
+    counts = con.execute("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM "
+                         "rejects)").fetchall()[0]
+    ingest["n_results"], ingest["n_rejects"] = counts
+    insert_rows(con, "ingests", [*history, ingest])
 
-    con.execute("CREATE TEMP TABLE stage_files (file_id VARCHAR, path VARCHAR, "
-                "kind VARCHAR, copy_rank INTEGER)")
-    con.executemany("INSERT INTO stage_files VALUES (?, ?, ?, ?)",
-                    [(f.file_id, f.path, f.kind, f.copy_rank or 99) for f in disc.files])
 
-    _insert_rows(con, "files", [_file_row(f, staged.get(f.file_id), ingest["ingest_id"])
-                                for f in disc.files])
-    _insert_rows(con, "runs", [_run_row(r) for r in disc.runs.values()])
-    _insert_rows(con, "models", [{"model": k, "display_name": v}
-                                 for k, v in DISPLAY_NAMES.items()])
+def _scope_tables(con: duckdb.DuckDBPyConnection, disc: Discovery, plan: LoadPlan) -> None:
+    """Temp tables the load SQL and the post-load steps read: every file of the tree
+    (stage_files), the runs whose rows are replaced (load_runs) and the files whose loaded
+    rows are deleted (dropped_files). Values are inserted as parameters, never as SQL."""
+    _temp_table(con, "stage_files", pa.table({
+        "file_id": [f.file_id for f in disc.files], "path": [f.path for f in disc.files],
+        "kind": [f.kind for f in disc.files],
+        "copy_rank": pa.array([f.copy_rank or 99 for f in disc.files], pa.int32()),
+        "run_id": pa.array([f.run_id for f in disc.files], pa.string())}))
+    _temp_table(con, "load_runs", pa.table({"run_id": pa.array(sorted(plan.runs), pa.string())}))
+    _temp_table(con, "dropped_files",
+                pa.table({"file_id": pa.array(sorted(plan.dropped), pa.string())}))
+    # What the published database held, before the catalog tables are rewritten.
+    con.execute("CREATE OR REPLACE TEMP TABLE loaded_files AS "
+                "SELECT file_id, run_id, kind, n_duplicates FROM files")
+
+
+def _temp_table(con: duckdb.DuckDBPyConnection, name: str, data: pa.Table) -> None:
+    """A temp table holding data (an Arrow table: values travel as data, never as SQL)."""
+    con.register("_etl_scope", data)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM _etl_scope")
+    finally:
+        con.unregister("_etl_scope")
+
+
+def runs_to_recompute(con: duckdb.DuckDBPyConnection) -> None:
+    """Make sure the temp table load_runs names the runs a post-load step recomputes: the
+    load's (see _scope_tables), or every run when the step runs on its own (tests, tools)."""
+    known = con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
+                        "table_name = 'load_runs'").fetchall()[0][0]
+    if not known:
+        con.execute("CREATE TEMP TABLE load_runs AS SELECT run_id FROM runs")
+
+
+def _load_catalog(con: duckdb.DuckDBPyConnection, disc: Discovery,
+                  staged: dict[str, StageResult], ingest_id: str) -> None:
+    """files, runs, models, model_aliases: rewritten whole from the discovery."""
+    for table in CATALOG_TABLES:
+        con.execute(f"DELETE FROM {table}")  # fixed names, not data
+    insert_rows(con, "files", [_file_row(f, staged.get(f.file_id), ingest_id)
+                               for f in disc.files])
+    insert_rows(con, "runs", [_run_row(r) for r in disc.runs.values()])
+    insert_rows(con, "models", [{"model": k, "display_name": v}
+                                for k, v in DISPLAY_NAMES.items()])
     aliases = alias_table()
     for run in disc.runs.values():
         if run.model_dir and run.model:
             aliases.setdefault(run.model_dir.lower(), run.model)
-    _insert_rows(con, "model_aliases", [{"alias": a, "model": m}
-                                        for a, m in sorted(aliases.items())])
+    insert_rows(con, "model_aliases", [{"alias": a, "model": m}
+                                       for a, m in sorted(aliases.items())])
+    # Duplicate counts of files whose run keeps its rows stay what they were; the others
+    # are counted again by finish.sql and score_duplicates.sql.
+    con.execute(load_sql("keep_duplicates.sql"))
 
-    def parquet(table: str, kinds: frozenset[str] | None = None,
-                exclude: frozenset[str] = frozenset()) -> list[str]:
-        out = []
-        for file_id, result in sorted(staged.items()):
-            kind = files_by_id[file_id].kind
-            if (kinds is not None and kind not in kinds) or kind in exclude:
-                continue
-            # every segment of a file that grew by appending (etl/segments.py)
-            out.extend(str(path) for path in result.parquet_files(cache_root, table))
-        return out
 
-    result_files = parquet("results", RESULT_KINDS)
-    con.execute(load_sql("result_copies.sql") if result_files else
-                "CREATE TEMP TABLE result_copies (file_id VARCHAR, rec_no BIGINT, "
-                "pick BIGINT, n_copies BIGINT)", {"files": result_files} if result_files
-                else None)
-    if result_files:
+def _load_file_tables(con: duckdb.DuckDBPyConnection, disc: Discovery, parts: _Parts,
+                      redactions: Redactions | None, ingest_id: str) -> None:
+    """rejects and every table without copies to resolve (run metadata, summaries, shard
+    inputs, ...): the rows of dropped files go, the rows of the added parts come in."""
+    own_tables = {"results", "rejects", *RESULT_CHILDREN, *CATALOG_TABLES}
+    for table in ["rejects", *(t for t in sorted(arrow_schemas()) if t not in own_tables)]:
+        files = parts.added(table)
+        if "file_id" not in arrow_schemas()[table].names:
+            if files:  # a table of staged rows that cannot be replaced file by file
+                raise RuntimeError(f"staged table {table} has no file_id column")
+            continue
+        con.execute(f"DELETE FROM {table} WHERE file_id IN (SELECT file_id FROM "  # noqa: S608
+                    "dropped_files)" + (" OR file_id IS NULL" if table == "rejects" else ""))
+        if files:
+            con.execute(load_sql("plain.sql").format(
+                table=table, select=_select_for(table, redactions)), {"files": files})
+    for problem in disc.problems:
+        con.execute("INSERT INTO rejects (file_id, path, line_no, severity, error, excerpt, "
+                    "ingest_id) VALUES (NULL, ?, NULL, ?, ?, NULL, ?)",
+                    [problem.path, problem.severity, problem.error, ingest_id])
+
+
+def _load_results(con: duckdb.DuckDBPyConnection, parts: _Parts,
+                  redactions: Redactions | None) -> None:
+    """Re-rank every copy of every result of the plan's runs (sql/load/result_copies.sql)
+    and replace the rows of the results whose preferred copy is not the loaded one."""
+    copies = parts.of_runs("results", result_kinds=True)
+    if copies:
+        con.execute(load_sql("result_copies.sql"), {"files": copies})
+    else:  # read_parquet needs at least one file
+        con.execute("CREATE OR REPLACE TEMP TABLE result_copies (run_id VARCHAR, qid VARCHAR, "
+                    "run_index INTEGER, file_id VARCHAR, rec_no BIGINT, part VARCHAR, "
+                    "pick BIGINT, n_copies BIGINT)")
+    in_transaction(con, lambda c: c.execute(load_sql("result_changes.sql")))
+    load_dirs = [str(Path(row[0]).parent) for row in con.execute(
+        "SELECT DISTINCT part FROM load_keys ORDER BY part").fetchall()]
+    if load_dirs:
         con.execute(load_sql("results.sql").format(
             select=_select_for("results", redactions, exclude=("n_copies", "error_kind")),
             error_kind=load_sql("error_kind.sql").strip()),
-            {"files": result_files})
+            {"files": [str(Path(d) / "results.parquet") for d in load_dirs]})
     # Trajectory text (tool results of up to 100k chars, patient timelines) lands in
     # strings too long for DuckDB's dictionary/FSST compression, which then stores them
     # uncompressed; ZSTD made the bench database 12x smaller and the insert faster.
     con.execute("SET force_compression = 'zstd'")
-    # One INSERT per table, every file through the join against result_copies. Measured on
-    # the bench tree: loading the files without a losing copy without the join (the join
-    # removes none of their rows) made the insert faster but left 8 s of compression to the
+    # One INSERT per table, every file through the join against load_keys. Measured on the
+    # bench tree: loading the files without a losing copy without the join (the join removes
+    # none of their rows) made the insert faster but left 8 s of compression to the
     # checkpoint; the joined insert writes its row groups compressed as it goes.
     for table in RESULT_CHILDREN:
-        files = parquet(table, RESULT_KINDS)
+        files = [str(Path(d) / f"{table}.parquet") for d in load_dirs
+                 if (Path(d) / f"{table}.parquet").exists()]
         if files:
             con.execute(load_sql("children.sql").format(table=table,
                                                         select=_select_for(table, redactions)),
                         {"files": files})
     con.execute("CHECKPOINT")
     con.execute("RESET force_compression")
-    score_files = parquet("question_scores", exclude=RESULT_KINDS)
+
+
+def _load_scores(con: duckdb.DuckDBPyConnection, parts: _Parts,
+                 redactions: Redactions | None) -> None:
+    """Scores read from the authors' per-question files of the plan's runs: replaced whole
+    (they are small), with their duplicates counted again."""
+    con.execute(load_sql("scores_drop.sql"), {"result_kinds": sorted(RESULT_KINDS)})
+    score_files = parts.of_runs("question_scores", result_kinds=False)
     if score_files:
         select = _select_for("question_scores", redactions)
         con.execute(load_sql("scores.sql").format(select=select), {"files": score_files})
         con.execute(load_sql("score_duplicates.sql"), {"files": score_files})
-    handled = {"results", *RESULT_CHILDREN, "files", "runs", "models", "model_aliases",
-               "ingests"}
-    for table in arrow_schemas():
-        if table in handled:
-            continue
-        files = parquet(table)
-        if files:
-            select = _select_for(table, redactions)
-            con.execute(load_sql("plain.sql").format(table=table, select=select),
-                        {"files": files})
-    con.execute(load_sql("finish.sql"))
-    for problem in disc.problems:
-        con.execute("INSERT INTO rejects (file_id, path, line_no, severity, error, excerpt, "
-                    "ingest_id) VALUES (NULL, ?, NULL, ?, ?, NULL, ?)",
-                    [problem.path, problem.severity, problem.error, ingest["ingest_id"]])
-    for hook in post_load:
-        in_transaction(con, hook)
-    counts = con.execute("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM "
-                         "rejects)").fetchall()[0]
-    ingest["n_results"], ingest["n_rejects"] = counts
-    _insert_rows(con, "ingests", [*history, ingest])
 
 
 def _file_row(info: FileInfo, result: StageResult | None, ingest_id: str) -> dict[str, Any]:

@@ -159,8 +159,9 @@ def test_touched_file_is_not_parsed_again(tree: Path, tmp_path: Path) -> None:
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     summary = ingest(tree, db)
-    assert not summary.unchanged  # files.mtime_ns changed, so the database is rebuilt ...
+    assert not summary.unchanged  # files.mtime_ns changed, so the database is updated ...
     assert summary.n_parsed == 0 and parsed_paths(db) == set()  # ... from the cache only
+    assert summary.full_reason is None and summary.n_files_replaced == 0  # no row replaced
     full = tmp_path / "full.duckdb"
     ingest(tree, full)
     assert_same_warehouse(db, full)
@@ -192,6 +193,11 @@ def test_changed_new_and_deleted_files(tree: Path, tmp_path: Path) -> None:
                f"{AGENTIC}/eu-west-1/results.jsonl"}
     assert parsed_paths(db) == changed
     assert summary.n_parsed == len(changed)
+    # Updated from a copy of the published file: the rows of the three parsed files and of
+    # the two deleted ones are replaced; the runs of those files are recomputed.
+    assert summary.full_reason is None
+    assert summary.n_files_replaced == len(changed) + 2
+    assert summary.n_runs_reranked == 4
 
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -250,7 +256,7 @@ def test_demo_tree_incremental_equals_full(demo_tree_if_available: Path,
     lines = target.read_bytes().splitlines(keepends=True)
     target.write_bytes(b"".join(lines[: max(1, len(lines) // 2)]))
     summary = ingest(root, db)
-    assert summary.n_parsed == 1
+    assert summary.n_parsed == 1 and summary.full_reason is None
     full = tmp_path / "full.duckdb"
     ingest(root, full)
     assert_same_warehouse(db, full)

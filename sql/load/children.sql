@@ -1,7 +1,7 @@
--- Child rows (messages, tool_calls, images, set_f1 scores) of the preferred copies only.
+-- Child rows (messages, tool_calls, images, scores computed from the record) of the
+-- preferred copies to load only (load_keys of result_changes.sql).
 -- {table} and {select} are built from identifiers from schema/, never values from the data.
 INSERT INTO {table} BY NAME
 SELECT {select}
 FROM read_parquet($files, union_by_name = true) AS s
-SEMI JOIN (SELECT file_id, rec_no FROM result_copies WHERE pick = 1) AS c
-    ON c.file_id = s.file_id AND c.rec_no = s.rec_no;
+SEMI JOIN load_keys AS k ON k.file_id = s.file_id AND k.rec_no = s.rec_no;

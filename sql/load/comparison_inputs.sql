@@ -1,9 +1,11 @@
 -- Inputs of the paired comparisons (etl/comparison.py), as temp tables: the per-question
--- scores once (the view is costly), the pairs, and the shared questions of each pair with
--- the hash key of the question that draws its bootstrap weights.
+-- scores once (the view is costly), the pairs that have a run the load re-ranked
+-- (load_runs), and the shared questions of each pair with the hash key of the question that
+-- draws its bootstrap weights. Only the benchmarks of re-ranked runs are read.
 CREATE OR REPLACE TEMP TABLE cmp_question_scores AS
 SELECT run_id, benchmark, mode, model, qid, task, task_group, score
-FROM leaderboard_question_scores;
+FROM leaderboard_question_scores
+WHERE benchmark IN (SELECT benchmark FROM runs WHERE run_id IN (SELECT run_id FROM load_runs));
 
 CREATE OR REPLACE TEMP TABLE cmp_pairs AS
 WITH runs AS (SELECT DISTINCT run_id, benchmark, mode, model FROM cmp_question_scores),
@@ -22,7 +24,8 @@ SELECT
     'p' || lpad(CAST(row_number() OVER (ORDER BY kind, run_id, run_b) AS VARCHAR), 6, '0')
         AS pair,
     kind, benchmark, run_id AS run_a, mode AS mode_a, model AS model_a, run_b, mode_b, model_b
-FROM pairs;
+FROM pairs
+WHERE run_id IN (SELECT run_id FROM load_runs) OR run_b IN (SELECT run_id FROM load_runs);
 
 CREATE OR REPLACE TEMP TABLE cmp_pair_questions AS
 SELECT
