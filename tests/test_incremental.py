@@ -274,3 +274,37 @@ def _loaded_paths(db: Path) -> set[str]:
         return {r[0] for r in con.execute("SELECT path FROM files WHERE loaded").fetchall()}
     finally:
         con.close()
+
+
+def test_a_file_mostly_free_space_is_built_anew(tree: Path, tmp_path: Path) -> None:
+    """Updates leave freed blocks in the file; the index records how much of the published
+    file is free, and past half the next ingest builds a compact file instead of updating."""
+    from etl.cache import cache_root_for, read_index, write_index
+
+    db = tmp_path / "warehouse.duckdb"
+    ingest(tree, db)
+    with (tree / AGENTIC / "results.jsonl").open("ab") as fh:
+        fh.write(b"\n" + orjson.dumps(record("q7")) + b"\n")
+    updated = ingest(tree, db)
+    assert updated.full_reason is None
+    index = read_index(cache_root_for(db))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        total, free = con.execute("SELECT total_blocks, free_blocks FROM "
+                                  "pragma_database_size()").fetchall()[0]
+    finally:
+        con.close()
+    # (measured before the file is closed, which may free a block or two more)
+    assert index["loaded"]["free_fraction"] == pytest.approx(free / total, abs=0.05)
+    # As if many updates had freed most of the file:
+    index["loaded"]["free_fraction"] = 0.6
+    write_index(cache_root_for(db), index)
+    with (tree / AGENTIC / "results.jsonl").open("ab") as fh:
+        fh.write(orjson.dumps(record("q8")) + b"\n")
+    compacted = ingest(tree, db)
+    assert compacted.full_reason is not None and compacted.full_reason.startswith("compacting")
+    assert compacted.n_parsed == 1  # built anew from the parse cache, not parsed anew
+    assert read_index(cache_root_for(db))["loaded"]["free_fraction"] < 0.5
+    full = tmp_path / "full.duckdb"
+    ingest(tree, full)
+    assert_same_warehouse(db, full)
