@@ -20,19 +20,13 @@ import pyarrow.compute as pc
 
 from etl.leaderboard import leaderboard_query
 from etl.query import open_read_only
-from etl.schema import SQL_DIR
+from etl.schema import query_text
 
-QUERIES_DIR = SQL_DIR / "queries"
 OUTCOMES = ("a_better", "b_better", "tie", "only_a", "only_b")
 
 
 class WarehouseError(Exception):
     """A request the warehouse cannot answer as asked (an unknown or ambiguous run name)."""
-
-
-def query_text(name: str) -> str:
-    """The SQL of sql/queries/<name>.sql."""
-    return (QUERIES_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
 def pandas_available() -> bool:

@@ -37,8 +37,9 @@ from typing import Any
 import click
 import orjson
 
-from etl.discover import RESULT_KINDS, discover
 from etl.extract import FileInfo
+from etl.pipeline.copies import RESULT_KINDS
+from etl.pipeline.discover import discover
 from etl.schema import fingerprint
 
 # Issue 16's targets. A time ratio is ours over the other row's seconds.

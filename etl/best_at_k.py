@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 
 from etl import scoring
-from etl.load import insert_rows, runs_to_recompute
+from etl.rows import insert_rows, runs_to_recompute
 from etl.schema import load_sql
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import duckdb
 
-from etl.load import runs_to_recompute
+from etl.rows import runs_to_recompute
 from etl.schema import load_sql
 
 # The resampling scheme's two constants. Changing either changes every interval, so they are

@@ -231,7 +231,7 @@ class JsonlReader:
 
     After iteration, `n_lines`, `n_bytes` and `sha256` describe the whole file.
 
-    A reader may also read one segment of a file that grows by appending (etl/segments.py):
+    A reader may also read one segment of a file that grows by appending (etl/pipeline/segments.py):
     from byte `start` (a line start, with `line_base` lines and `rec_base` records before
     it, and `digest` the SHA-256 state of the bytes before it, so that `sha256` still covers
     the file from byte 0) up to byte `end`. With `hold_tail`, an unterminated last line (no
@@ -257,10 +257,14 @@ class JsonlReader:
 
     @classmethod
     def for_file(cls, file: Any) -> JsonlReader:
-        """The reader of a FileInfo: its whole file, or the segment its options name
-        (SEGMENT_OPTION, set by the staging of a growing file)."""
-        segment = file.options.get(SEGMENT_OPTION) or {}
-        return cls(file.abs_path, report=segment.get("report"), **segment.get("reader", {}))
+        """The reader of a FileInfo: its whole file, or the segment its parse options name
+        (set by the staging of a growing file, etl/pipeline/segments.py)."""
+        seg = file.parse.segment
+        if seg is None:
+            return cls(file.abs_path)
+        return cls(file.abs_path, start=seg.start, end=seg.end, line_base=seg.line_base,
+                   rec_base=seg.rec_base, digest=seg.digest, hold_tail=seg.hold_tail,
+                   report=seg.report)
 
     def __iter__(self) -> Iterator[Line]:
         digest = self._digest if self._digest is not None else hashlib.sha256()
@@ -298,11 +302,6 @@ class JsonlReader:
                 "rec_no": self.rec_base + self.n_records, "hashed": self.start + self.n_bytes,
                 "tail_bytes": self.tail_bytes, "mtime_ns": self.mtime_ns,
                 "sha256": self.sha256}
-
-
-# FileInfo.options key of a segment read (etl/segments.py): {"reader": JsonlReader keywords
-# (start, end, line_base, rec_base, digest, hold_tail), "report": the dict it fills}.
-SEGMENT_OPTION = "segment"
 
 
 def _lines(fh: Any, limit: int | None) -> Iterator[bytes]:

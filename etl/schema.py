@@ -21,6 +21,7 @@ PROJECT_DIR = _SHIPPED_DIR if (_SHIPPED_DIR / "schema").is_dir() else PACKAGE_DI
 SCHEMA_DIR = PROJECT_DIR / "schema"
 SQL_DIR = PROJECT_DIR / "sql"
 LOAD_SQL_DIR = SQL_DIR / "load"
+QUERIES_DIR = SQL_DIR / "queries"
 # The directories a wheel must ship (setup.py copies them into etl/_data).
 DATA_DIRS = ("schema", "sql")
 
@@ -43,6 +44,11 @@ def view_files() -> list[Path]:
 
 def load_sql(name: str) -> str:
     return (LOAD_SQL_DIR / name).read_text(encoding="utf-8")
+
+
+def query_text(name: str) -> str:
+    """The SQL of sql/queries/<name>.sql: the readers' queries (API, CLI, explorer)."""
+    return (QUERIES_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -89,14 +95,17 @@ def fingerprint(paths: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-# The package modules whose code decides a staged row: the extractors and what they call,
-# and discover / archive / models / cache, which decide the run fields and the options
-# (skipped keys) every staged row is written with. tests/test_cache_key.py checks that every
-# etl module the staging path imports is listed here.
-ROW_MODULES = ("__init__.py", "archive.py", "cache.py", "discover.py", "interrupts.py",
-               "models.py", "normalize.py", "publish.py", "read.py", "schema.py",
-               "scoring.py", "scoring_mm.py", "scoring_text_runs.py", "segments.py",
-               "stage.py")
+# The package modules whose code decides a staged row: the extractors and what they call, the
+# staging itself (a worker imports only these), and discover and the copy rule, which decide
+# the run fields and the preferred copies every staged row is written with. The cache index,
+# the load, the lock and the Ctrl-C rules decide no row and are not here (a change to them
+# parses nothing again). tests/test_cache_key.py checks that every etl module the staging
+# path imports is listed here.
+ROW_MODULES = ("__init__.py", "archive.py", "models.py", "normalize.py", "read.py",
+               "schema.py", "scoring.py", "scoring_mm.py", "scoring_text_runs.py",
+               "pipeline/__init__.py", "pipeline/copies.py", "pipeline/discover.py",
+               "pipeline/emitter.py", "pipeline/plan.py", "pipeline/segments.py",
+               "pipeline/stage.py")
 ROW_DATA_FILES = ("archive_overrides.json",)  # data files those modules read
 
 
@@ -106,6 +115,17 @@ def row_input_files() -> list[Path]:
     files = [PACKAGE_DIR / name for name in (*ROW_MODULES, *ROW_DATA_FILES)]
     files += sorted((PACKAGE_DIR / "extract").glob("*.py"))
     return [p for p in files if p.exists()] + schema_files()
+
+
+def code_fingerprint() -> str:
+    """Everything that shapes the database besides the staged rows: the DDL, the views, the
+    load SQL and the modules of the package the ingest runs (the command line, the explorer
+    and the synthetic trees excepted). The published database is updated in place of rebuilt
+    only when it was built under the same fingerprint."""
+    modules = [path for package in ("", "pipeline", "extract")
+               for path in sorted((PACKAGE_DIR / package).glob("*.py"))]
+    return fingerprint([*schema_files(), *view_files(), *LOAD_SQL_DIR.glob("*.sql"),
+                        *modules, *row_input_files()])
 
 
 def parser_fingerprint() -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 from tests.strategies import COPY_RANK, EXTRACTOR_FAMILY, RUN_OF_PATH, TreeSpec
 
 REGRESSIONS_DIR = Path(__file__).parent / "fuzz_regressions"
@@ -55,8 +55,8 @@ def ingest_and_check(tree: TreeSpec) -> None:
         root.mkdir()
         write_tree(tree, root)
         # The tree stands for finished runs: an unterminated last line is damage at once,
-        # not a line a writer is still on (etl/segments.py).
-        run_ingest(root, db, IngestOptions(jobs=1, progress=False, wait_seconds=5,
+        # not a line a writer is still on (etl/pipeline/segments.py).
+        run_ingest(root, db, IngestOptions(jobs=1, wait_seconds=5,
                                            in_progress_seconds=0))
         con = duckdb.connect(str(db), read_only=True)
         try:

@@ -1,9 +1,9 @@
 """An Emitter for extractor tests: records every row, reject and file stat it is given.
 
 Every row is checked against the table's staged Arrow schema (the one the real emitter,
-etl.stage.ParquetEmitter, writes with, built from schema/*.sql) as it is emitted: a column
-the table lacks or a value its column cannot hold fails the test at once, as it would cost
-a repaired reject (or worse) in a real ingest."""
+etl.pipeline.emitter.ParquetEmitter, writes with, built from schema/*.sql) as it is
+emitted: a column the table lacks or a value its column cannot hold fails the test at once,
+as it would cost a repaired reject (or worse) in a real ingest."""
 
 from __future__ import annotations
 

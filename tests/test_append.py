@@ -1,5 +1,5 @@
-"""Append-only growth (etl/segments.py): a results file that only grew is parsed from its last
-complete line on, into an extra cache segment, and the database equals a full rebuild
+"""Append-only growth (etl/pipeline/segments.py): a results file that only grew is parsed
+from its last complete line on, into an extra cache segment, and the database equals a full rebuild
 (table by table, view by view); its unterminated last line is "in progress" (neither loaded
 nor rejected) until it is complete or the file has been quiet for the quiet period; a file
 that was truncated or rewritten is parsed again from the start."""
@@ -20,12 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from etl.cache import cache_root_for, read_index
-from etl.discover import discover
-from etl.ingest import IngestOptions, IngestSummary, run_ingest
-from etl.publish import Interrupted
-from etl.segments import APPEND_OPTION, QUIET_OPTION, stage_segments
-from etl.stage import result_from_json
+from etl.pipeline.cache import cache_root_for, read_index
+from etl.pipeline.discover import discover
+from etl.pipeline.emitter import result_from_json
+from etl.pipeline.errors import Interrupted
+from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
+from etl.pipeline.plan import FilePlan
+from etl.pipeline.segments import stage_segments
+from etl.pipeline.stage import parse_view
 from tests.test_incremental import (
     AGENTIC,
     ONESHOT,
@@ -39,7 +41,7 @@ LIVE = f"{ONESHOT}/results.jsonl"
 
 
 def ingest(root: Path, db: Path, quiet: float = 60.0, **options: Any) -> IngestSummary:
-    return run_ingest(root, db, IngestOptions(jobs=1, progress=False,
+    return run_ingest(root, db, IngestOptions(jobs=1,
                                               in_progress_seconds=quiet, **options))
 
 
@@ -66,7 +68,7 @@ def file_row(db: Path, path: str) -> dict[str, Any]:
 
 
 def chain_of(db: Path, path: str) -> list[dict[str, Any]]:
-    """The cache segments the index holds for a file (etl/stage.py StageResult.parts)."""
+    """The cache segments the index holds for a file (etl/pipeline/emitter.py StageResult.parts)."""
     cache = cache_root_for(db)
     entry = next(e for e in read_index(cache)["files"].values() if e["path"] == path)
     return result_from_json(orjson.loads((cache / entry["cache_dir"] / "stats.json")
@@ -231,7 +233,7 @@ def test_interrupted_ingest_keeps_the_new_segment(tree: Path, tmp_path: Path,
     def interrupt(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("etl.ingest.build_database", interrupt)
+    monkeypatch.setattr("etl.pipeline.ingest.build_database", interrupt)
     with pytest.raises(Interrupted):
         ingest(tree, db)
     monkeypatch.undo()
@@ -340,18 +342,15 @@ def test_any_cut_staged_in_segments_equals_one_parse(tmp_path_factory: pytest.Te
     for i, cut in enumerate([*sorted(cuts), len(CUT_CONTENT)]):
         with path.open("ab") as fh:
             fh.write(CUT_CONTENT[path.stat().st_size:cut])
-        info = next(f for f in discover(root, options={
-            QUIET_OPTION: 3600.0 if i < 3 and not quiet[i] else 0.0}).files
-            if f.path.endswith("results.jsonl"))
+        info = next(f for f in discover(root).files if f.path.endswith("results.jsonl"))
+        plan = FilePlan(info, quiet_seconds=3600.0 if i < 3 and not quiet[i] else 0.0)
         if chain is not None:
-            info.options[APPEND_OPTION] = orjson.loads((cache / chain.cache_dir /
-                                                        "stats.json").read_bytes())
-        chain = stage_segments(info, cache, "p", "ingest")
+            plan.append_to = orjson.loads((cache / chain.cache_dir / "stats.json").read_bytes())
+        chain = stage_segments(plan, parse_view(plan, cache), cache, "p", "ingest")
     one_cache = base / "one"
     one_cache.mkdir()
-    info.options.pop(APPEND_OPTION, None)
-    info.options[QUIET_OPTION] = 0.0
-    whole = stage_segments(info, one_cache, "p", "ingest")
+    plan = FilePlan(info, quiet_seconds=0.0)
+    whole = stage_segments(plan, parse_view(plan, one_cache), one_cache, "p", "ingest")
     assert _stats(chain) == _stats(whole)
     assert _staged_rows(cache, chain) == _staged_rows(one_cache, whole)
     assert whole.n_rejected == 1 and whole.n_repaired == 1  # the planted damage is seen
@@ -359,7 +358,7 @@ def test_any_cut_staged_in_segments_equals_one_parse(tmp_path_factory: pytest.Te
 
 def test_a_long_chain_is_parsed_again_in_one_piece(tree: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("etl.cache.MAX_SEGMENTS", 2)
+    monkeypatch.setattr("etl.pipeline.cache.MAX_SEGMENTS", 2)
     db = tmp_path / "warehouse.duckdb"
     ingest(tree, db)
     appended = []

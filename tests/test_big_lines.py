@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 
 RUN = "mm_bench/agentic/full2703/claude_opus_4_6"
 
@@ -42,7 +42,7 @@ def test_a_line_of_tens_of_megabytes_loads_whole(tmp_path: Path) -> None:
     (root / RUN / "results.jsonl").write_text(f"{small}\n{huge}\n{small.replace('small', 's2')}\n")
     assert len(huge) > 20_000_000
     db = tmp_path / "w.duckdb"
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.execute("SELECT qid, line_no, n_tool_calls, n_images, status FROM results "

@@ -33,10 +33,12 @@ RUN = "ehr_bench/agentic/full1800/opus_next"
 
 
 def test_every_module_of_the_staging_path_is_in_the_key() -> None:
-    """Whatever etl module discover, the cache and the extractors import must be hashed."""
+    """Whatever etl module discover, the copy rule, the stage and the extractors import must
+    be hashed."""
     from etl.schema import row_input_files
 
-    code = ("import sys, etl.discover, etl.cache, etl.archive, etl.stage; "
+    code = ("import sys, etl.pipeline.discover, etl.pipeline.copies, etl.archive, "
+            "etl.pipeline.stage; "
             "from etl.extract import load_all; load_all(); "
             "print('\\n'.join(sorted(m.__file__ for n, m in sys.modules.items() "
             "if (n == 'etl' or n.startswith('etl.')) and getattr(m, '__file__', None))))")
@@ -115,7 +117,7 @@ def test_changed_discover_rule_gives_what_a_full_rebuild_gives(package_copy: Pat
     root, db = _tree(tmp_path / "tree"), tmp_path / "incremental.duckdb"
     _ingest(package_copy, root, db)
     assert (RUN, "opus_next") in _models(db)["results"]
-    discover = package_copy / "etl" / "discover.py"
+    discover = package_copy / "etl" / "pipeline" / "discover.py"
     rule = "model=canonical_model(model_dir), model_dir=model_dir, is_archived=False,"
     text = discover.read_text()
     assert text.count(rule) == 1

@@ -22,8 +22,8 @@ from pathlib import Path
 import duckdb
 import orjson
 
-from etl.discover import discover, file_id_for
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.discover import discover, file_id_for
+from etl.pipeline.ingest import IngestOptions, run_ingest
 
 RUN = "ehr_bench/agentic/full1800/claude_opus_4_6"
 
@@ -185,7 +185,7 @@ def test_ingest_of_a_hostile_file_system_completes_with_rejects(tmp_path: Path) 
     (root / RUN / "dangling").symlink_to(tmp_path / "missing")
     os.mkfifo(root / RUN / "results_steal_01.jsonl")
     before = set(tmp_path.rglob("*"))
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     con = duckdb.connect(str(db), read_only=True)
     try:
         results = con.execute("SELECT run_id, qid FROM results ORDER BY ALL").fetchall()

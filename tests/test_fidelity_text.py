@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 
 FIDELITY = Path(__file__).resolve().parent / "fidelity" / "text"
 TREE = FIDELITY / "tree"
@@ -41,7 +41,7 @@ def golden_questions(run_id: str, variant: str) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def con(tmp_path_factory: pytest.TempPathFactory):
     db = tmp_path_factory.mktemp("fidelity") / "warehouse.duckdb"
-    run_ingest(TREE, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(TREE, db, IngestOptions(jobs=1))
     connection = duckdb.connect(str(db), read_only=True)
     yield connection
     connection.close()
@@ -182,7 +182,7 @@ def test_retried_attempts_count_once_here_and_twice_for_the_authors(tmp_path: Pa
     # (qid, run_index), so it reports what the authors' scorer gives without the retries.
     run_id = "ehr_bench/agentic/full1800/claude_opus_4_6"
     db = tmp_path / "resume.duckdb"
-    run_ingest(FIDELITY / "resume_tree", db, IngestOptions(jobs=1, progress=False))
+    run_ingest(FIDELITY / "resume_tree", db, IngestOptions(jobs=1))
     with duckdb.connect(str(db), read_only=True) as resumed:
         [board] = rows(resumed, "SELECT n_questions, score FROM leaderboard WHERE run_id = ?",
                        [run_id])

@@ -24,7 +24,7 @@ import duckdb
 import orjson
 import pytest
 
-from etl.ingest import IngestOptions, IngestSummary, run_ingest
+from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
 
 AGENTIC = "ehr_bench/agentic/full1800/claude_opus_4_6"
 ONESHOT = "ehr_bench/oneshot/full1800/kimi_k2_5"
@@ -82,7 +82,7 @@ def build_tree(root: Path) -> None:
 
 
 def ingest(root: Path, db: Path, **options: Any) -> IngestSummary:
-    return run_ingest(root, db, IngestOptions(jobs=1, progress=False, **options))
+    return run_ingest(root, db, IngestOptions(jobs=1, **options))
 
 
 def parsed_paths(db: Path) -> set[str]:
@@ -239,7 +239,7 @@ def test_full_flag_parses_everything_and_gives_the_same_tables(tree: Path,
 def test_parallel_staging_gives_the_same_tables(tree: Path, tmp_path: Path) -> None:
     serial, parallel = tmp_path / "serial.duckdb", tmp_path / "parallel.duckdb"
     ingest(tree, serial)
-    run_ingest(tree, parallel, IngestOptions(jobs=2, progress=False))
+    run_ingest(tree, parallel, IngestOptions(jobs=2))
     assert_same_warehouse(parallel, serial)
 
 
@@ -279,7 +279,7 @@ def _loaded_paths(db: Path) -> set[str]:
 def test_a_file_mostly_free_space_is_built_anew(tree: Path, tmp_path: Path) -> None:
     """Updates leave freed blocks in the file; the index records how much of the published
     file is free, and past half the next ingest builds a compact file instead of updating."""
-    from etl.cache import cache_root_for, read_index, write_index
+    from etl.pipeline.cache import cache_root_for, read_index, write_index
 
     db = tmp_path / "warehouse.duckdb"
     ingest(tree, db)

@@ -4,8 +4,8 @@ that opens whole: the previous one, or after the rename the new one; and the nex
 builds exactly what a clean ingest of the tree builds.
 
 The ingest runs as the real command in a child process that kills itself with SIGKILL at
-the named point (etl/publish.py crash_point: the environment names it), as the OOM killer
-or a power cut would: no cleanup runs, no handler, no finally."""
+the named point (etl/pipeline/interrupts.py crash_point: the environment names it), as the
+OOM killer or a power cut would: no cleanup runs, no handler, no finally."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import duckdb
 import orjson
 import pytest
 
-from etl.publish import CRASH_AT_ENV
+from etl.pipeline.interrupts import CRASH_AT_ENV
 from tests.test_incremental import snapshot
 
 pytestmark = pytest.mark.slow

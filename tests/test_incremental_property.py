@@ -19,7 +19,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 from tests.test_incremental import (
     AGENTIC,
     ARCHIVE,
@@ -128,7 +128,7 @@ def apply(root: Path, step: tuple[str, str, Any, bool], tick: int) -> None:
 
 
 def ingest(root: Path, db: Path, quiet: float, **options: Any) -> Any:
-    return run_ingest(root, db, IngestOptions(jobs=1, progress=False,
+    return run_ingest(root, db, IngestOptions(jobs=1,
                                               in_progress_seconds=quiet, **options))
 
 

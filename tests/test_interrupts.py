@@ -15,17 +15,17 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from etl import ingest as ingest_module
-from etl.cache import cache_root_for, read_index
-from etl.ingest import IngestOptions, run_ingest
-from etl.interrupts import (
+from etl.pipeline import ingest as ingest_module
+from etl.pipeline.cache import cache_root_for, read_index
+from etl.pipeline.errors import Interrupted
+from etl.pipeline.ingest import IngestOptions, run_ingest
+from etl.pipeline.interrupts import (
     children_ignore_ctrl_c,
     ctrl_c_handled,
     ctrl_c_held,
     ctrl_c_pressed,
     stop_if_ctrl_c,
 )
-from etl.publish import Interrupted
 from tests.test_refusals import INTERRUPTED_MESSAGE, _tree
 
 # SIGINT is sent from inside __del__, and __del__ then runs long enough for Python to act on
@@ -58,7 +58,7 @@ print("restored", sys.unraisablehook is sys.__unraisablehook__,
 
 CASES = {
     "plain python": ("", "if True:"),
-    "inside ctrl_c_handled": ("from etl.interrupts import ctrl_c_handled",
+    "inside ctrl_c_handled": ("from etl.pipeline.interrupts import ctrl_c_handled",
                               "with ctrl_c_handled():"),
 }
 
@@ -94,7 +94,7 @@ def test_interrupt_in_a_finalizer_reaches_the_main_code() -> None:
 
 
 def test_other_unraisable_errors_still_reach_the_previous_hook() -> None:
-    code = ("from etl.interrupts import ctrl_c_handled\n"
+    code = ("from etl.pipeline.interrupts import ctrl_c_handled\n"
             "class Bad:\n    def __del__(self):\n        raise ValueError('boom in del')\n"
             "with ctrl_c_handled():\n    b = Bad()\n    del b\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -136,7 +136,7 @@ def test_ctrl_c_during_the_load_is_an_interrupt_not_a_failure(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
     root, db = _tree(tmp_path / "tree"), tmp_path / "w.duckdb"
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     before = db.read_bytes()
     real_build = ingest_module.build_database
 
@@ -151,8 +151,8 @@ def test_ctrl_c_during_the_load_is_an_interrupt_not_a_failure(tmp_path: Path,
 
     monkeypatch.setattr(ingest_module, "build_database", build_then_query_until_stopped)
     with pytest.raises(Interrupted) as caught:
-        run_ingest(root, db, IngestOptions(jobs=1, progress=False, full=True))
-    assert caught.value.format_message() == INTERRUPTED_MESSAGE
+        run_ingest(root, db, IngestOptions(jobs=1, full=True))
+    assert str(caught.value) == INTERRUPTED_MESSAGE
     assert db.read_bytes() == before
     assert not list(tmp_path.glob("w.duckdb.tmp-*"))
 
@@ -168,8 +168,8 @@ def test_ctrl_c_while_publishing_waits_for_the_index(tmp_path: Path,
 
     monkeypatch.setattr(ingest_module, "publish", publish_pressed)
     with pytest.raises(Interrupted) as caught:
-        run_ingest(root, db, IngestOptions(jobs=1, progress=False))
-    assert caught.value.format_message() == (
+        run_ingest(root, db, IngestOptions(jobs=1))
+    assert str(caught.value) == (
         f"interrupted once the new database was in place; {db} holds this ingest, complete")
     index = read_index(cache_root_for(db))
     assert len(index["ingests"]) == 1 and index["last"]  # the index records the ingest
@@ -181,7 +181,7 @@ def test_ctrl_c_while_publishing_waits_for_the_index(tmp_path: Path,
     finally:
         con.close()
     monkeypatch.undo()
-    assert run_ingest(root, db, IngestOptions(jobs=1, progress=False)).unchanged
+    assert run_ingest(root, db, IngestOptions(jobs=1)).unchanged
 
 
 def test_processes_started_for_the_parse_ignore_ctrl_c_from_birth() -> None:

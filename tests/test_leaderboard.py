@@ -546,7 +546,7 @@ def _authors_f1(record: dict[str, Any]) -> float:
 
 
 def test_ingested_tree_leaderboard_matches_result_files(tmp_path: Path) -> None:
-    from etl import ingest
+    from etl.pipeline import ingest
     rng = random.Random(11)
     root = tmp_path / "tree"
     run_dirs = {
@@ -573,7 +573,7 @@ def test_ingested_tree_leaderboard_matches_result_files(tmp_path: Path) -> None:
             means = [sum(v) / len(v) for v in per_question.values()]
             expected[run_id] = sum(means) / len(means)
     db = tmp_path / "warehouse.duckdb"
-    ingest.run_ingest(root, db, ingest.IngestOptions(jobs=1, progress=False))
+    ingest.run_ingest(root, db, ingest.IngestOptions(jobs=1))
     result = _run(["--db", str(db), "--format", "json"])
     assert result.exit_code == 0, result.output
     rows = orjson.loads(result.output)

@@ -19,7 +19,7 @@ import duckdb
 import orjson
 import pytest
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 from tests.conftest import run_etl
 from tests.test_incremental import _stable
 
@@ -93,7 +93,7 @@ def build_tree(root: Path) -> None:
 
 
 def _ingest(root: Path, db: Path, key: str | None) -> Path:
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False, redact=key is not None,
+    run_ingest(root, db, IngestOptions(jobs=1, redact=key is not None,
                                        redact_key=key))
     return db
 

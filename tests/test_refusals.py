@@ -21,13 +21,15 @@ import sys
 import time
 from pathlib import Path
 
-import click
 import duckdb
 import orjson
 import pytest
 
-from etl.cache import cache_root_for, read_index
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline import derive
+from etl.pipeline import ingest as ingest_module
+from etl.pipeline.cache import cache_root_for, read_index
+from etl.pipeline.errors import IngestError
+from etl.pipeline.ingest import IngestOptions, run_ingest
 from tests.conftest import run_etl
 from tests.test_incremental import assert_same_warehouse
 
@@ -134,19 +136,26 @@ def test_root_one_level_too_high_warns_and_skips_hidden_and_venv_dirs(tmp_path: 
     assert "warning" not in proc.stderr
 
 
-def test_a_module_that_fails_to_import_fails_the_ingest(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_a_derive_step_that_fails_fails_the_ingest(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warehouse without its views (or best@k, or comparisons) is not a success: the
+    ingest fails, the previous database stays, and the next ingest builds it whole."""
     root, db = _tree(tmp_path / "tree"), tmp_path / "w.duckdb"
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     before, inode = db.read_bytes(), db.stat().st_ino
     _results(root / "ehr_bench/agentic/full1800/kimi_k2_5", ["q1"])  # something to build
-    monkeypatch.setitem(sys.modules, "etl.views", None)  # import etl.views -> ImportError
-    with pytest.raises(click.ClickException, match="import of etl.views"):
-        run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+
+    def views_missing(con: duckdb.DuckDBPyConnection) -> None:
+        raise ImportError("import of etl.views halted; None in sys.modules")
+
+    real_steps = derive.derive_steps
+    monkeypatch.setattr(ingest_module, "derive_steps",
+                        lambda full: [*real_steps(full), views_missing])
+    with pytest.raises(IngestError, match="import of etl.views"):
+        run_ingest(root, db, IngestOptions(jobs=1))
     assert db.read_bytes() == before and db.stat().st_ino == inode
-    monkeypatch.delitem(sys.modules, "etl.views")
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    monkeypatch.undo()
+    run_ingest(root, db, IngestOptions(jobs=1))
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal "
@@ -159,22 +168,22 @@ def test_full_that_fails_keeps_the_cache_and_the_history(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
     root, db = _tree(tmp_path / "tree"), tmp_path / "w.duckdb"
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     index = read_index(cache_root_for(db))
     assert index["files"] and len(index["ingests"]) == 1
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("etl.ingest.build_database", broken)
-    with pytest.raises(click.ClickException, match="disk full"):
-        run_ingest(root, db, IngestOptions(jobs=1, progress=False, full=True))
+    monkeypatch.setattr("etl.pipeline.ingest.build_database", broken)
+    with pytest.raises(IngestError, match="disk full"):
+        run_ingest(root, db, IngestOptions(jobs=1, full=True))
     assert read_index(cache_root_for(db)) == index
     monkeypatch.undo()
-    again = run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    again = run_ingest(root, db, IngestOptions(jobs=1))
     assert again.unchanged and again.n_parsed == 0
 
-    full = run_ingest(root, db, IngestOptions(jobs=1, progress=False, full=True))
+    full = run_ingest(root, db, IngestOptions(jobs=1, full=True))
     assert full.n_parsed == full.n_loadable
     after = read_index(cache_root_for(db))
     assert len(after["ingests"]) == 2  # the history survives a --full
@@ -259,6 +268,6 @@ def test_interrupted_full_leaves_the_previous_database(demo_tree: tuple[Path, di
     assert proc.returncode == 130 and err.strip().endswith(INTERRUPTED_MESSAGE), err
     assert db.read_bytes() == before and db.stat().st_ino == inode
     assert read_index(cache_root_for(db))["ingests"] == history
-    again = run_ingest(root, db, IngestOptions(progress=False))
+    again = run_ingest(root, db, IngestOptions())
     assert again.n_parsed == 0  # every file is in the cache, old or re-staged
     assert _n_staged(cache_root_for(db)) == again.n_loadable

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 
 RUN = "mm_bench/oneshot/full2703/demo_model"
 SCORED = "mm_bench/oneshot/scored/demo_model"
@@ -24,7 +24,7 @@ def ingest(tmp_path: Path, files: dict[str, bytes]) -> duckdb.DuckDBPyConnection
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     db = tmp_path / "w.duckdb"
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False, wait_seconds=5))
+    run_ingest(root, db, IngestOptions(jobs=1, wait_seconds=5))
     return duckdb.connect(str(db), read_only=True)
 
 
@@ -133,18 +133,18 @@ def test_a_failure_past_the_extractor_is_one_file_reject(tmp_path: Path,
                                                          ) -> None:
     # Whatever escapes the per-record guards (here: the Parquet write itself fails) costs
     # that file, with a reject saying so, never the ingest of the other files.
-    import etl.stage
+    import etl.pipeline.emitter
 
-    real_close = etl.stage.ParquetEmitter.close
+    real_close = etl.pipeline.emitter.ParquetEmitter.close
     failed: set[str] = set()
 
-    def close_fails_once(self: etl.stage.ParquetEmitter) -> None:
+    def close_fails_once(self: etl.pipeline.emitter.ParquetEmitter) -> None:
         if "broken" in self.info.path and self.info.path not in failed:
             failed.add(self.info.path)  # the first write of that file only
             raise OSError("disk full")
         real_close(self)
 
-    monkeypatch.setattr(etl.stage.ParquetEmitter, "close", close_fails_once)
+    monkeypatch.setattr(etl.pipeline.emitter.ParquetEmitter, "close", close_fails_once)
     other = "ehr_bench/agentic/full1800/broken_model"
     con = ingest(tmp_path, {f"{RUN}/results.jsonl": result_line("q1"),
                             f"{other}/results.jsonl": result_line("q9")})

@@ -20,7 +20,7 @@ import duckdb
 import orjson
 import pytest
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 
 RUN = "ehr_bench/agentic/full1800/claude_opus_4_6"
 
@@ -42,7 +42,7 @@ def _results(directory: Path, qids: list[str], name: str = "results.jsonl",
 
 
 def _ingest(root: Path, db: Path) -> duckdb.DuckDBPyConnection:
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     return duckdb.connect(str(db), read_only=True)
 
 

@@ -16,7 +16,7 @@ import duckdb
 import orjson
 import pytest
 
-from etl.ingest import IngestOptions, run_ingest
+from etl.pipeline.ingest import IngestOptions, run_ingest
 
 LONG = "x" * 180 + "_é_; DROP TABLE runs; --"  # 200+ bytes in UTF-8, under NAME_MAX (255)
 HOSTILE_MODELS = [
@@ -84,7 +84,7 @@ def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, di
     base = tmp_path_factory.mktemp("hostile")
     root, db = base / "tree", base / "warehouse.duckdb"
     expected = build_hostile_tree(root)
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     return root, db, expected
 
 
@@ -173,7 +173,7 @@ def test_file_name_that_is_not_utf8_is_data_not_a_crash(tmp_path: Path) -> None:
     _write(root / "ehr_bench/agentic/full1800/good_model/results.jsonl",
            [_record("good", task="labevents")])
     _non_utf8_tree(root, [b"bad\xff\xfe"])
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     assert _rows(db, "SELECT run_id, qid FROM results ORDER BY qid") == [
         ("ehr_bench/agentic/full1800/good_model", "good"),
         ("ehr_bench/agentic/full1800/bad\ufffd\ufffd", "q0")]
@@ -186,7 +186,7 @@ def test_two_non_utf8_names_that_repair_alike_lose_nothing(tmp_path: Path) -> No
     one that cannot be must be an error reject - never silently dropped."""
     root, db = tmp_path / "tree", tmp_path / "warehouse.duckdb"
     _non_utf8_tree(root, [b"bad\xff", b"bad\xfe"])
-    run_ingest(root, db, IngestOptions(jobs=1, progress=False))
+    run_ingest(root, db, IngestOptions(jobs=1))
     loaded = {r[0] for r in _rows(db, "SELECT qid FROM results")}
     errors = _rows(db, "SELECT count(*) FROM rejects WHERE severity = 'error'")[0][0]
     assert loaded == {"q0", "q1"} or (len(loaded) == 1 and errors >= 1), (loaded, errors)

@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import orjson
 
-from etl.ingest import IngestOptions
-from etl.watch import WatchOptions, watch
+from etl.pipeline.ingest import IngestOptions
+from etl.pipeline.watch import WatchOptions, watch
 from tests import test_append
 from tests.test_incremental import ONESHOT, assert_same_warehouse, record
 from tests.test_incremental import ingest as full_ingest
@@ -54,7 +54,7 @@ def test_watch_follows_a_writer_and_stops_when_idle(tree: Path, tmp_path: Path) 
     lines: list[str] = []
     started = time.monotonic()
     try:
-        report = watch(tree, db, IngestOptions(jobs=1, progress=False),
+        report = watch(tree, db, IngestOptions(jobs=1),
                        WatchOptions(poll_seconds=0.1, settle_seconds=0.3,
                                     stop_after_idle=3.0), echo=lines.append)
     finally:
@@ -75,7 +75,7 @@ def test_watch_follows_a_writer_and_stops_when_idle(tree: Path, tmp_path: Path) 
 def test_watch_stops_after_max_ingests(tree: Path, tmp_path: Path) -> None:
     db = tmp_path / "warehouse.duckdb"
     lines: list[str] = []
-    report = watch(tree, db, IngestOptions(jobs=1, progress=False),
+    report = watch(tree, db, IngestOptions(jobs=1),
                    WatchOptions(poll_seconds=0.05, settle_seconds=0, max_ingests=1),
                    echo=lines.append)
     assert len(report.ingests) == 1 and report.stopped_because == "1 ingests made (the maximum)"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from etl.discover import classify_kind
+from etl.pipeline.discover import classify_kind
 from tests.conftest import run_etl
 
 RUN = "mm_bench/agentic/full2703/kimi_k2_5"

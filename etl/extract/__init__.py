@@ -1,7 +1,8 @@
 """Extract stage: one function per file kind turns a file into table rows.
 
 An extractor has the signature ``extract(file: FileInfo, emit: Emitter) -> None``. It reads
-``file.abs_path`` (streaming: never the whole file in memory for JSONL), calls
+``file.abs_path`` (streaming: never the whole file in memory for JSONL; a results file
+through ``JsonlReader.for_file(file)``, which reads the segment ``file.parse`` names), calls
 ``emit.row(table, row_dict)`` for every row of every table it produces and
 ``emit.reject(line_no, severity, error, excerpt)`` for every damaged or repaired line.
 It never raises for bad input: a bad file is a reject with ``line_no=None``.
@@ -9,7 +10,7 @@ Row dicts may omit columns (they become NULL) and must not add columns the table
 run_id / file_id / benchmark / mode / split / model columns are filled from ``file`` by the
 emitter when the extractor leaves them out.
 
-Extractors register themselves in EXTRACTORS by file kind (see etl/discover.py for kinds).
+Extractors register themselves in EXTRACTORS by file kind (see etl/pipeline/discover.py for kinds).
 """
 
 from __future__ import annotations
@@ -20,9 +21,39 @@ from pathlib import Path
 from typing import Any, Protocol
 
 
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """The bytes of a results file one staging reads (etl/pipeline/segments.py): from `start`
+    (a line start, `line_base` lines and `rec_base` records before it, `digest` the SHA-256
+    state of the bytes before it) to `end` (None: the end of the file); with `hold_tail` an
+    unterminated last line is held back. The reader fills `report` with where it stopped."""
+
+    start: int = 0
+    end: int | None = None
+    line_base: int = 0
+    rec_base: int = 0
+    digest: Any = None
+    hold_tail: bool = False
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseOptions:
+    """What the stage tells an extractor besides the file: set by the staging of one file
+    (etl/pipeline/stage.py) on the copy of the FileInfo it hands to the extractor."""
+
+    keep_images: bool = False  # store image base64, not only its hash and size
+    # (qid, run_index) keys the run's preferred copies hold: this copy of them cannot win,
+    # so it is staged bare (etl/pipeline/copies.py)
+    skip_keys: frozenset[tuple[str, int]] = frozenset()
+    segment: Segment | None = None  # None: the whole file
+
+
 @dataclass(slots=True)
 class FileInfo:
-    """A file found by discover, with everything its path says about it."""
+    """A file found by discover, with everything its path says about it. Discover fills it;
+    later stages read it and never change it (a per-file decision lives in the FilePlan of
+    etl/pipeline/plan.py; the parse options reach the extractor on a copy)."""
 
     file_id: str
     path: str  # logical path relative to the root, "/"-separated
@@ -39,7 +70,7 @@ class FileInfo:
     copy_rank: int | None = None
     size_bytes: int = 0
     mtime_ns: int = 0
-    options: dict[str, Any] = field(default_factory=dict)  # e.g. {"keep_images": False}
+    parse: ParseOptions = ParseOptions()
 
 
 class Emitter(Protocol):

@@ -17,12 +17,12 @@ CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
 @register("results_merged", "results_top", "results_shard", "results_steal",
           "results_steal_copy")
 def extract_results(file: FileInfo, emit: Emitter) -> None:
-    keep_images = bool(file.options.get("keep_images"))
-    # Keys already loaded from a preferred file of the same run (see etl/ingest.py): a copy
+    keep_images = file.parse.keep_images
+    # Keys already loaded from a preferred file of the same run (etl/pipeline/copies.py): a copy
     # of one of them can never win, so only its identity is staged (it still counts as a
     # copy), not its trajectory.
-    skip_keys = file.options.get("skip_keys") or frozenset()
-    reader = JsonlReader.for_file(file)  # the whole file, or its new lines (etl/segments.py)
+    skip_keys = file.parse.skip_keys
+    reader = JsonlReader.for_file(file)  # the whole file, or its new lines (segments.py)
     rec_no = reader.rec_base
     try:
         for line in reader:

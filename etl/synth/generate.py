@@ -23,7 +23,7 @@ def sibling_paths(out: Path) -> tuple[Path, Path]:
 
 
 # Every file of a synthetic tree is dated here: the runs it depicts are finished, so a
-# truncated last line is damage, not a line a writer is still on (etl/segments.py judges
+# truncated last line is damage, not a line a writer is still on (etl/pipeline/segments.py judges
 # the last line of a results file modified in the last --in-progress-seconds as in
 # progress). A fixed instant also keeps files.mtime_ns the same from one synth to the next.
 SYNTH_MTIME_NS = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z

@@ -17,19 +17,11 @@ from pathlib import Path
 
 from etl.extract import FileInfo
 from etl.models import canonical_model
+from etl.pipeline.copies import COPY_RANK, RESULT_KINDS
 
 RAW_DIR = "_multi_eval_raw"
 ARCHIVE_DIR = "_archive"
 
-# Preference among copies of one result (files.copy_rank): lower wins.
-COPY_RANK = {
-    "results_merged": 1,
-    "results_top": 2,
-    "results_shard": 3,
-    "results_steal": 4,
-    "results_steal_copy": 5,
-}
-RESULT_KINDS = frozenset(COPY_RANK)
 
 _STEAL_FILE = re.compile(r"^results_steal_\d+\.jsonl$")
 _STEAL_DIR = re.compile(r"^steal_\d+$")
@@ -215,7 +207,7 @@ def _logical_preference(logical: str) -> tuple[int, int, str]:
     return (1 if f"/{RAW_DIR}/" in f"/{logical}" else 0, len(logical), logical)
 
 
-def discover(root: str | Path, options: dict | None = None) -> Discovery:
+def discover(root: str | Path) -> Discovery:
     """Walk the tree under root and classify every file into kind and run."""
     root = Path(root)
     result = Discovery(root=root)
@@ -240,7 +232,7 @@ def discover(root: str | Path, options: dict | None = None) -> Discovery:
         real = _text(real)
         parts = logical.split("/")
         info = FileInfo(file_id=file_id_for(logical), path=logical, abs_path=abs_path,
-                        real_path=real, kind="other", options=dict(options or {}))
+                        real_path=real, kind="other")
         st = abs_path.stat()
         info.size_bytes, info.mtime_ns = st.st_size, st.st_mtime_ns
         run_rel = _classify(info, parts, result, nested_archives)

@@ -1,33 +1,27 @@
-"""Stage: run one file's extractor and write its rows as Parquet into the parse cache.
+"""Staged rows: the emitter that writes one file's rows as Parquet into its cache directory,
+and the record of what a staging produced (StageResult, kept as the directory's stats.json).
 
-Each file is staged into its own cache directory `<cache>/<file_id>-<sha16>-<parser>/` holding
-one `<table>.parquet` per table it produced and `stats.json`. An unchanged file is never
-parsed twice: the load step reads the cached Parquet. Memory stays bounded: rows are
-flushed to Parquet in batches (by row count and by approximate bytes)."""
+Each staged file (or segment of a growing file) lives in its own cache directory
+`<cache>/<file_id>-<sha16>-<parser>-<options>-<skip>[-<n>]/` holding one `<table>.parquet`
+per table it produced and `stats.json`. Memory stays bounded: rows are flushed to Parquet in
+batches (by row count and by approximate bytes)."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import sys
-import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-import click
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from etl.discover import RESULT_KINDS
 from etl.extract import FileInfo, load_all
-from etl.interrupts import children_ignore_ctrl_c, ctrl_c_pressed
-from etl.read import EXCERPT_CHARS, file_sha256
+from etl.read import EXCERPT_CHARS
 from etl.schema import staged_schema
 
 FLUSH_ROWS = 20_000
@@ -239,67 +233,6 @@ def _storable(value: Any, typ: pa.DataType) -> bool:
     return True
 
 
-def stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str) -> StageResult:
-    """Parse one file into a fresh cache directory. Never raises for bad input: an
-    extractor crash becomes a reject naming the file (a bug to fix, not a lost run), and
-    so does a failure past the extractor (writing the Parquet): then the file's rows are
-    not loaded and one file-level reject says why."""
-    try:
-        return _stage_file(info, cache_root, parser, ingest_id)
-    except Exception as exc:  # noqa: BLE001 - one file's failure never stops the ingest
-        if ctrl_c_pressed():  # a library's error for Ctrl-C: not the file's fault
-            raise KeyboardInterrupt from exc
-        return _stage_failed(info, cache_root, parser, ingest_id, exc)
-
-
-def _stage_failed(info: FileInfo, cache_root: str, parser: str, ingest_id: str,
-                  exc: Exception) -> StageResult:
-    tmp = Path(cache_root) / f".tmp-{info.file_id}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    emitter = ParquetEmitter(info, tmp, ingest_id)
-    frame = traceback.extract_tb(exc.__traceback__)[-1]
-    emitter.reject(None, "error", f"staging {info.kind} failed: {type(exc).__name__}: "
-                   f"{ascii(str(exc))[:300]} (at {Path(frame.filename).name}:{frame.lineno});"
-                   " no row of this file is loaded")
-    emitter.close()
-    try:
-        sha = file_sha256(info.abs_path)
-    except OSError:
-        sha = "0" * 64
-    final = Path(cache_root) / cache_dir_name(info, sha, parser)
-    result = StageResult(
-        file_id=info.file_id, cache_dir=final.name, sha256=sha, n_lines=None, n_rows=0,
-        n_rejected=1, n_repaired=0, tables=dict(emitter.counts), ingest_id=ingest_id,
-        skip_hash=info.options.get("skip_hash"))
-    (tmp / "stats.json").write_bytes(orjson.dumps(result_to_json(result)))
-    shutil.rmtree(final, ignore_errors=True)
-    os.replace(tmp, final)
-    return result
-
-
-def _stage_file(info: FileInfo, cache_root: str, parser: str, ingest_id: str
-                ) -> StageResult:
-    if info.kind in RESULT_KINDS:
-        # Imported here: etl.segments builds on this module.
-        from etl.segments import stage_segments
-        return stage_segments(info, Path(cache_root), parser, ingest_id)
-    started = time.perf_counter()
-    tmp = Path(cache_root) / f".tmp-{info.file_id}-{os.getpid()}"
-    emitter = extract_into(info, tmp, ingest_id)
-    sha = emitter.sha256 or file_sha256(info.abs_path)
-    final = Path(cache_root) / cache_dir_name(info, sha, parser)
-    result = StageResult(
-        file_id=info.file_id, cache_dir=final.name, sha256=sha, n_lines=emitter.n_lines,
-        n_rows=primary_rows(info.kind, emitter.counts),
-        n_rejected=emitter.n_rejected, n_repaired=emitter.n_repaired,
-        tables=dict(emitter.counts), seconds=time.perf_counter() - started,
-        ingest_id=ingest_id, skip_hash=info.options.get("skip_hash"))
-    write_stats(tmp, info, result)
-    publish_dir(tmp, final)
-    return result
-
-
 def extract_into(info: FileInfo, tmp: Path, ingest_id: str) -> ParquetEmitter:
     """Run the file's extractor into the fresh directory tmp; its rows end up there as
     Parquet, the emitter keeps the counts."""
@@ -318,10 +251,21 @@ def extract_into(info: FileInfo, tmp: Path, ingest_id: str) -> ParquetEmitter:
     return emitter
 
 
-def write_stats(tmp: Path, info: FileInfo, result: StageResult) -> None:
-    if info.options.get("skip_keys"):
-        (tmp / SKIP_KEYS_FILE).write_bytes(orjson.dumps(sorted(info.options["skip_keys"])))
+def write_stats(tmp: Path, result: StageResult,
+                skip_keys: frozenset[tuple[str, int]] | None = None) -> None:
+    """stats.json (and, for a secondary copy, the keys it was staged against) into the
+    staging directory: the directory is a cache entry once stats.json is there."""
+    if skip_keys:
+        (tmp / SKIP_KEYS_FILE).write_bytes(orjson.dumps(sorted(skip_keys)))
     (tmp / "stats.json").write_bytes(orjson.dumps(result_to_json(result)))
+
+
+def cache_dir_name(file_id: str, sha: str, parser: str, keep_images: bool,
+                   skip_hash: str | None) -> str:
+    """A staged file's cache directory: named by what decides its rows (the file's content,
+    the parser, --keep-images and the preferred copies it was staged against)."""
+    images = "i" if keep_images else "n"
+    return f"{file_id}-{sha[:16]}-{parser}-{images}-{(skip_hash or 'all')[:12]}"
 
 
 def publish_dir(tmp: Path, final: Path) -> None:
@@ -335,12 +279,6 @@ def primary_rows(kind: str, counts: dict[str, int]) -> int:
     if "results" in counts or kind.startswith("results"):
         return counts.get("results", 0)
     return sum(n for table, n in counts.items() if table != "rejects")
-
-
-def cache_dir_name(info: FileInfo, sha: str, parser: str) -> str:
-    opts = "i" if info.options.get("keep_images") else "n"
-    skip = info.options.get("skip_hash") or "all"
-    return f"{info.file_id}-{sha[:16]}-{parser}-{opts}-{skip[:12]}"
 
 
 def result_to_json(result: StageResult) -> dict[str, Any]:
@@ -364,60 +302,3 @@ def result_from_json(data: dict[str, Any]) -> StageResult:
         resume=data.get("resume"))
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Stop at once: queued files are dropped and files being parsed abandoned (their
-    .tmp- directories never become cache entries). shutdown(wait=True) would parse them all."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
-    if terminate is not None:
-        terminate()
-        return
-    workers = list((getattr(pool, "_processes", None) or {}).values())
-    for worker in workers:
-        worker.terminate()
-    for worker in workers:
-        worker.join()
-
-
-def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: str,
-               jobs: int, progress: bool) -> dict[str, StageResult]:
-    results: dict[str, StageResult] = {}
-    if not todo:
-        return results
-    todo = sorted(todo, key=lambda f: -f.size_bytes)  # big files first: balanced workers
-    total = sum(f.size_bytes for f in todo)
-    bar = click.progressbar(length=max(total, 1), label=f"parsing {len(todo)} files",
-                            file=sys.stderr, show_pos=False, show_percent=True,
-                            item_show_func=lambda _: None) if progress else None
-    jobs = jobs or (os.cpu_count() or 1)
-    try:
-        if bar is not None:
-            bar.__enter__()
-        if jobs <= 1 or len(todo) == 1:
-            for info in todo:
-                results[info.file_id] = stage_file(info, str(cache_root), parser, ingest_id)
-                if bar is not None:
-                    bar.update(info.size_bytes)
-        else:
-            pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
-                                       mp_context=get_context("spawn"))
-            try:
-                # Workers are started by submit. They ignore Ctrl-C (the terminal sends it
-                # to the whole process group; a worker would print a traceback from wherever
-                # it was): the ingest stops them (_stop_workers) and keeps what they finished.
-                with children_ignore_ctrl_c():
-                    futures = {pool.submit(stage_file, info, str(cache_root), parser,
-                                           ingest_id): info for info in todo}
-                for future in as_completed(futures):
-                    info = futures[future]
-                    results[info.file_id] = future.result()
-                    if bar is not None:
-                        bar.update(info.size_bytes)
-            except BaseException:
-                _stop_workers(pool)
-                raise
-            pool.shutdown()
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-    return results

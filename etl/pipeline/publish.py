@@ -8,50 +8,23 @@ open inode) and new readers see the new file."""
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import shutil
-import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
 import duckdb
 
-# Exit codes of `etl ingest` (documented in docs/SAFETY.md and `etl ingest --help`):
-# 0 built (or unchanged), 1 failed (previous database untouched), 2 usage error,
-# 3 another ingest holds the lock, 4 --db names a file that is not a warehouse of this tool,
-# 5 the root holds no results, 130 interrupted (previous database untouched).
-EXIT_NOT_A_WAREHOUSE = 4
-EXIT_NO_RESULTS = 5
-EXIT_INTERRUPTED = 130
+from etl.pipeline.cache import alive, cache_root_for, read_index
+from etl.pipeline.errors import IngestLocked, NotAWarehouse
 
 # The first bytes of every DuckDB database file: 8 bytes of checksum, then this magic.
 DUCKDB_MAGIC_OFFSET, DUCKDB_MAGIC = 8, b"DUCK"
 # The table every warehouse this tool builds carries (schema/00_core.sql): its marker.
 MARKER_TABLE, MARKER_COLUMN = "ingests", "tool_version"
-
-
-class IngestLocked(click.ClickException):
-    exit_code = 3
-
-
-class NotAWarehouse(click.ClickException):
-    """--db names an existing file this tool did not build: replacing it would destroy it."""
-
-    exit_code = EXIT_NOT_A_WAREHOUSE
-
-
-class Interrupted(click.ClickException):
-    """Ctrl-C (SIGINT): nothing was published; the message is the whole output."""
-
-    exit_code = EXIT_INTERRUPTED
-
-    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
-        click.echo(self.format_message(), err=True)
 
 
 def check_replaceable(target: Path) -> None:
@@ -104,8 +77,6 @@ def published_stat(target: Path) -> list[int]:
 
 
 def _is_last_published(target: Path) -> bool:
-    from etl.cache import cache_root_for, read_index  # cache imports this module
-
     recorded = read_index(cache_root_for(target)).get("published")
     try:
         return recorded is not None and recorded == published_stat(target)
@@ -114,8 +85,6 @@ def _is_last_published(target: Path) -> bool:
 
 
 def _cache_records_ingest(target: Path) -> bool:
-    from etl.cache import cache_root_for, read_index  # cache imports this module
-
     return bool(read_index(cache_root_for(target)).get("ingests"))
 
 
@@ -131,22 +100,12 @@ def clean_stale_temps(target: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError as exc:
-        return exc.errno == errno.EPERM
-    try:  # a killed process stays a zombie until reaped: dead for our purpose
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 @contextmanager
-def ingest_lock(target: Path, wait_seconds: float) -> Iterator[None]:
+def ingest_lock(target: Path, wait_seconds: float,
+                on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """An exclusive lock on `<db>.lock`: a second ingest of the same database waits up to
-    wait_seconds for the first to finish, then fails with a clear message."""
+    wait_seconds for the first to finish (telling on_wait once), then fails with a clear
+    message."""
     lock_path = target.with_name(target.name + ".lock")
     fh = open(lock_path, "a+")
     deadline = time.monotonic() + wait_seconds
@@ -162,10 +121,9 @@ def ingest_lock(target: Path, wait_seconds: float) -> Iterator[None]:
                         f"another ingest is writing {target} (lock {lock_path}); "
                         f"gave up after {wait_seconds:.0f}s. Retry when it has finished, "
                         f"or pass --wait SECONDS.") from None
-                if not told:
-                    click.echo(f"waiting for another ingest of {target} to finish ...",
-                               err=True)
-                    told = True
+                if not told and on_wait is not None:
+                    on_wait(f"waiting for another ingest of {target} to finish ...")
+                told = True
                 time.sleep(0.2)
         yield
     finally:
@@ -193,18 +151,6 @@ def publish(temp: Path, target: Path) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
-
-
-# Tests name a point of the ingest here to have it killed there (SIGKILL, as the OOM killer
-# or a power cut would): tests/test_incremental_kill.py proves the previous database survives
-# a crash at each. Unset (always, outside those tests) it costs one dictionary lookup.
-CRASH_AT_ENV = "ETL_CRASH_AT"
-
-
-def crash_point(name: str) -> None:
-    """Die here, at once and without cleaning up, when the environment asks for it."""
-    if os.environ.get(CRASH_AT_ENV) == name:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def copy_published(target: Path, temp: Path) -> None:

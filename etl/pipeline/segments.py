@@ -1,8 +1,9 @@
 """Append-only growth: a results file that a running evaluation is still writing is staged in
 segments, so that a re-ingest parses only the lines added since the last one.
 
-A results file is staged as a chain of cache directories (etl/stage.py), one per segment of
-lines, each with its own Parquet files; the load reads the union of a file's segments. The
+A results file is staged as a chain of cache directories (etl/pipeline/emitter.py), one per
+segment of lines, each with its own Parquet files; the load reads the union of a file's
+segments. The
 first segment starts at byte 0. The StageResult of the chain (kept in the stats.json of its
 last segment) says where the next segment starts (`resume`): just past the last newline
 read, with the line number, the record number (rec_no) and the SHA-256 of the bytes
@@ -30,9 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from etl.extract import FileInfo
-from etl.read import SEGMENT_OPTION, file_sha256
-from etl.stage import (
+from etl.extract import FileInfo, Segment
+from etl.pipeline.emitter import (
     ParquetEmitter,
     StageResult,
     cache_dir_name,
@@ -42,12 +42,9 @@ from etl.stage import (
     result_from_json,
     write_stats,
 )
+from etl.pipeline.plan import FilePlan
+from etl.read import file_sha256
 
-# FileInfo.options keys: the chain so far (a StageResult as JSON, set by etl/cache.py when the
-# file may only have grown) and the quiet period in seconds (set by the ingest).
-APPEND_OPTION = "append_to"
-QUIET_OPTION = "in_progress_seconds"
-DEFAULT_QUIET_SECONDS = 60.0
 # A file appended to more often than this is parsed again in full, into one segment: the
 # load reads every segment's Parquet, and many tiny files cost more than one parse.
 MAX_SEGMENTS = 64
@@ -60,10 +57,6 @@ def is_quiet(mtime_ns: int | None, quiet_seconds: float, now_ns: int | None = No
         return True
     now_ns = time.time_ns() if now_ns is None else now_ns
     return now_ns - mtime_ns >= quiet_seconds * 1e9
-
-
-def quiet_seconds_of(info: FileInfo) -> float:
-    return float(info.options.get(QUIET_OPTION, DEFAULT_QUIET_SECONDS))
 
 
 def verified_prefix(path: Path, offset: int, hashed: int, sha256: str | None) -> Any:
@@ -89,14 +82,13 @@ def _feed(digest: Any, fh: Any, n: int, chunk: int = 1 << 20) -> int:
     return done
 
 
-def stage_segments(info: FileInfo, cache_root: Path, parser: str, ingest_id: str
-                   ) -> StageResult:
-    """Stage a results file: only its new lines when APPEND_OPTION holds a chain whose bytes
-    are still the file's first bytes, else the whole file; then judge or hold back its
-    unterminated last line."""
+def stage_segments(plan: FilePlan, info: FileInfo, cache_root: Path, parser: str,
+                   ingest_id: str) -> StageResult:
+    """Stage a results file (info: the plan's file with its parse options): only its new
+    lines when the plan continues a chain whose bytes are still the file's first bytes, else
+    the whole file; then judge or hold back its unterminated last line."""
     started = time.perf_counter()
-    previous = info.options.get(APPEND_OPTION)
-    chain = result_from_json(previous) if previous else None
+    chain = result_from_json(plan.append_to) if plan.append_to else None
     digest = None
     if chain is not None and chain.resume is not None:
         try:
@@ -112,25 +104,24 @@ def stage_segments(info: FileInfo, cache_root: Path, parser: str, ingest_id: str
 
     tmp = cache_root / f".tmp-{info.file_id}-{position}-{os.getpid()}"
     stop: dict[str, Any] = {}
-    emitter = extract_into(_segment_of(info, {
-        "start": resume["offset"], "line_base": resume["line_no"],
-        "rec_base": resume["rec_no"], "digest": digest, "hold_tail": True}, stop), tmp,
-        ingest_id)
+    emitter = extract_into(_segment_of(info, Segment(
+        start=resume["offset"], line_base=resume["line_no"], rec_base=resume["rec_no"],
+        digest=digest, hold_tail=True, report=stop)), tmp, ingest_id)
     sha = stop.get("sha256") or emitter.sha256 or file_sha256(info.abs_path)
-    name = cache_dir_name(info, sha, parser) + (f"-{position}" if position else "")
+    name = cache_dir_name(info.file_id, sha, parser, plan.keep_images, plan.skip_hash) + (
+        f"-{position}" if position else "")
     parts = [*kept, _part(name, emitter)]
     n_lines = stop.get("line_no", emitter.n_lines)
     n_in_progress = 0
     tail_tmp = None
     if stop.get("tail_bytes"):
-        if is_quiet(stop["mtime_ns"], quiet_seconds_of(info)):
+        if is_quiet(stop["mtime_ns"], plan.quiet_seconds):
             # The writer is done with it: judge the last line as any other (read up to the
             # bytes seen above, so that the file's hash and its rows describe one state).
             tail_tmp = cache_root / f".tmp-{info.file_id}-{position}t-{os.getpid()}"
-            tail = extract_into(_segment_of(info, {
-                "start": stop["offset"], "end": stop["offset"] + stop["tail_bytes"],
-                "line_base": stop["line_no"], "rec_base": stop["rec_no"]}, {}), tail_tmp,
-                ingest_id)
+            tail = extract_into(_segment_of(info, Segment(
+                start=stop["offset"], end=stop["offset"] + stop["tail_bytes"],
+                line_base=stop["line_no"], rec_base=stop["rec_no"])), tail_tmp, ingest_id)
             parts.append({**_part(name + "-tail", tail), "tail": True})
             n_lines = tail.n_lines if tail.n_lines is not None else n_lines
         else:
@@ -145,20 +136,19 @@ def stage_segments(info: FileInfo, cache_root: Path, parser: str, ingest_id: str
         n_rejected=sum(part["n_rejected"] for part in parts),
         n_repaired=sum(part["n_repaired"] for part in parts), tables=tables,
         seconds=time.perf_counter() - started, ingest_id=ingest_id,
-        skip_hash=info.options.get("skip_hash"), n_in_progress=n_in_progress,
+        skip_hash=plan.skip_hash, n_in_progress=n_in_progress,
         segments=parts,
         resume=({key: stop[key] for key in ("offset", "line_no", "rec_no", "hashed")}
                 if stop else None))  # no stop: the read failed, parse it all next time
-    write_stats(tmp, info, result)
+    write_stats(tmp, result, info.parse.skip_keys)
     if tail_tmp is not None:
         publish_dir(tail_tmp, cache_root / (name + "-tail"))
     publish_dir(tmp, cache_root / name)  # last: its stats.json says the chain is complete
     return result
 
 
-def _segment_of(info: FileInfo, reader: dict[str, Any], report: dict[str, Any]) -> FileInfo:
-    return dataclasses.replace(info, options={**info.options, SEGMENT_OPTION: {
-        "reader": reader, "report": report}})
+def _segment_of(info: FileInfo, segment: Segment) -> FileInfo:
+    return dataclasses.replace(info, parse=dataclasses.replace(info.parse, segment=segment))
 
 
 def _part(cache_dir: str, emitter: ParquetEmitter) -> dict[str, Any]:

@@ -5,8 +5,8 @@ The tree is polled (every `poll_seconds`: the discover walk, sizes and mtimes on
 is read); once it differs from the state last ingested, the watcher waits until no file has
 changed for `settle_seconds` (a writer finishing a burst of lines) and ingests, printing one
 line per ingest. A results file that only grew is parsed from its last complete line on
-(etl/segments.py), so an ingest costs about what was appended. Readers are never blocked:
-each ingest publishes a new database file by an atomic rename (etl/publish.py); a reader
+(etl/pipeline/segments.py), so an ingest costs about what was appended. Readers are never blocked:
+each ingest publishes a new database file by an atomic rename (etl/pipeline/publish.py); a reader
 that holds the old file open keeps reading the old one.
 
 Bounded for scripts and tests by `max_ingests` and `stop_after_idle`; Ctrl-C ends the loop
@@ -23,12 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
 import orjson
 
-from etl.discover import discover
-from etl.ingest import IngestOptions, IngestSummary, run_ingest
-from etl.publish import Interrupted
+from etl.pipeline.discover import discover
+from etl.pipeline.errors import IngestError, Interrupted
+from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
 
 WATCH_STOPPED = "watch stopped (Ctrl-C); the database holds the last ingest"
 
@@ -51,7 +50,7 @@ class WatchReport:
 
 def tree_state(root: Path) -> str:
     """A digest of what the ingest would see: every file's path, size and mtime (the walk
-    of etl/discover.py, which reads no file), and the problems the walk found."""
+    of etl/pipeline/discover.py, which reads no file), and the problems the walk found."""
     digest = hashlib.sha256()
     disc = discover(root)
     for f in disc.files:
@@ -63,14 +62,14 @@ def tree_state(root: Path) -> str:
 
 def watch(root: str | Path, db: str | Path, options: IngestOptions | None = None,
           watch_options: WatchOptions | None = None,
-          echo: Callable[[str], None] = click.echo,
+          echo: Callable[[str], None] = print,
           sleep: Callable[[float], None] = time.sleep,
           clock: Callable[[], float] = time.monotonic) -> WatchReport:
     """Ingest root into db now and again after every change of the tree (see the module
     docstring). A failed ingest is reported and the watch goes on (the previous database
     stays). Raises Interrupted on Ctrl-C, after the ingest under way was abandoned safely."""
     root, db = Path(root), Path(db)
-    options = options or IngestOptions(progress=False)
+    options = options or IngestOptions()
     wopts = watch_options or WatchOptions()
     report = WatchReport()
     try:
@@ -98,7 +97,7 @@ def watch(root: str | Path, db: str | Path, options: IngestOptions | None = None
     except KeyboardInterrupt:
         raise Interrupted(WATCH_STOPPED) from None
     except Interrupted as exc:  # Ctrl-C during an ingest: run_ingest saved what it staged
-        raise Interrupted(f"{exc.format_message()}; {WATCH_STOPPED}") from None
+        raise Interrupted(f"{exc}; {WATCH_STOPPED}") from None
     echo(f"watch: stopped, {report.stopped_because}")
     return report
 
@@ -117,9 +116,9 @@ def _ingest_once(root: Path, db: Path, options: IngestOptions, report: WatchRepo
         summary = run_ingest(root, db, options)
     except Interrupted:
         raise
-    except click.ClickException as exc:
-        report.failures.append(exc.format_message())
-        echo(f"{now} ingest failed, {db} left as it was: {exc.format_message()}")
+    except IngestError as exc:
+        report.failures.append(str(exc))
+        echo(f"{now} ingest failed, {db} left as it was: {exc}")
         return
     report.ingests.append(summary)
     echo(f"{now} {one_line(summary)}")

@@ -20,14 +20,15 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from etl.discover import RESULT_KINDS, Discovery
 from etl.extract import FileInfo
-from etl.interrupts import stop_if_ctrl_c
 from etl.models import DISPLAY_NAMES, alias_table
-from etl.publish import crash_point
+from etl.pipeline.copies import RESULT_KINDS
+from etl.pipeline.discover import Discovery
+from etl.pipeline.emitter import StageResult
+from etl.pipeline.interrupts import crash_point, stop_if_ctrl_c
 from etl.redact import Redactions
+from etl.rows import insert_rows
 from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
-from etl.stage import StageResult
 
 STORAGE_VERSION = "v1.5.0"
 RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores")
@@ -45,22 +46,101 @@ LOAD_MEMORY_LIMIT = "700MB"
 
 @dataclass
 class LoadPlan:
-    """Which rows a load replaces. Built by etl/ingest.py from what the published database
-    holds (the parse cache index records every file's loaded parts) and what was staged.
+    """Which rows a load replaces.
 
     - `parts[file_id]`: the cache directories whose rows are inserted: every part of a new or
-      re-staged file, only the new segments of a file that grew (etl/segments.py).
+      re-staged file, only the new segments of a file that grew (etl/pipeline/segments.py).
     - `dropped`: files whose loaded rows are deleted first: re-staged (rewritten, truncated,
       staged against other preferred copies), deleted, or no longer loadable.
     - `runs`: the runs whose results are re-ranked and whose derived rows (best@k, paired
       comparisons, ...) are recomputed: the runs of every file in parts or dropped.
-    - `full`: a cold build into an empty file (the schema is created, the views applied).
+    - `full`: a cold build into an empty file (the schema is created, the views applied);
+      `reason` says why (None for an update of the published database).
     """
 
     full: bool
+    reason: str | None = None
     parts: dict[str, list[str]] = field(default_factory=dict)
     dropped: set[str] = field(default_factory=set)
     runs: set[str] = field(default_factory=set)
+
+
+# An update rewrites the row groups it appends to or deletes from, and DuckDB reuses the
+# blocks it frees but never gives them back: a file updated many times holds free space.
+# Measured on a 1 GB bench tree, appending a record per ingest: the file settles at about a
+# quarter free. Past half free, the next ingest builds a fresh (compact) file instead.
+COMPACT_AT = 0.5
+
+# What must be equal between the published database and this ingest for the database to be
+# updated in place of rebuilt: the code and SQL (schema, views, load SQL, the package), the
+# parser, the content options (--keep-images, --redact) and the redaction key.
+SAME_FOR_INCREMENTAL = {"sql": "the code or SQL changed", "parser": "the parser changed",
+                        "options": "--keep-images or --redact changed",
+                        "redact_key": "the redaction key changed"}
+
+
+def part_dirs(result: StageResult) -> list[str]:
+    return [part["cache_dir"] for part in result.parts() if part["cache_dir"]]
+
+
+def loaded_record(signature: dict[str, Any], loadable: list[FileInfo],
+                  staged: dict[str, StageResult], free_fraction: float) -> dict[str, Any]:
+    """What a published database holds, for the cache index: the signature it was built
+    under, the fraction of its file that is free space, and per file its run and the cache
+    directories (parts) whose rows it loaded."""
+    run_of = {f.file_id: f.run_id for f in loadable}
+    return {**{key: signature[key] for key in SAME_FOR_INCREMENTAL},
+            "free_fraction": free_fraction,
+            "files": {fid: {"run_id": run_of.get(fid), "parts": part_dirs(res)}
+                      for fid, res in staged.items()}}
+
+
+def plan_load(loaded: dict[str, Any] | None, published_is_ours: bool,
+              signature: dict[str, Any], db: Path, loadable: list[FileInfo],
+              staged: dict[str, StageResult], full: bool) -> LoadPlan:
+    """Which rows the load replaces. `loaded` is the index's record of the published
+    database (loaded_record), trusted when `published_is_ours` (the file is still the one
+    this tool published)."""
+    run_of = {f.file_id: f.run_id for f in loadable}
+    current = {fid: part_dirs(res) for fid, res in staged.items()}
+    reason = None
+    if full:
+        reason = "--full"
+    elif loaded is None or not db.exists():
+        reason = "no database to update"
+    elif not published_is_ours:
+        reason = f"{db.name} is not the file the last ingest published"
+    elif loaded.get("free_fraction", 0.0) > COMPACT_AT:
+        reason = (f"compacting: {loaded['free_fraction']:.0%} of {db.name} is space freed "
+                  "by earlier updates")
+    else:
+        reason = next((why for key, why in SAME_FOR_INCREMENTAL.items()
+                       if loaded.get(key) != signature.get(key)), None)
+    if reason is not None:
+        return LoadPlan(full=True, reason=reason, parts=current,
+                        runs={r for r in run_of.values() if r is not None})
+    plan = LoadPlan(full=False)
+    before = loaded.get("files", {})
+    for fid, dirs in current.items():
+        old = before.get(fid)
+        same_run = old is not None and old["run_id"] == run_of[fid]
+        if same_run and old["parts"] == dirs:
+            continue  # the same rows (a touched file, or not changed at all)
+        if same_run and dirs[:len(old["parts"])] == old["parts"]:
+            plan.parts[fid] = dirs[len(old["parts"]):]  # it grew: only the new segments
+        else:
+            plan.parts[fid] = dirs
+            if old is not None:
+                plan.dropped.add(fid)
+        plan.runs.add(run_of[fid])
+        if old is not None:
+            plan.runs.add(old["run_id"])
+    for fid, old in before.items():
+        if fid not in current:  # deleted, or no longer loadable
+            plan.dropped.add(fid)
+            plan.runs.add(old["run_id"])
+    plan.runs.discard(None)
+    return plan
 
 
 def connect_new(path: Path, memory_limit: str = LOAD_MEMORY_LIMIT, threads: int = 2
@@ -102,20 +182,6 @@ def in_transaction(con: duckdb.DuckDBPyConnection,
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
-
-
-def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
-                ) -> None:
-    """Insert Python rows (dicts; missing keys are NULL) into a table of schema/."""
-    if not rows:
-        return
-    schema = arrow_schemas()[table]
-    data = {name: [row.get(name) for row in rows] for name in schema.names}
-    con.register("_etl_batch", pa.Table.from_pydict(data, schema=schema))
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _etl_batch")
-    finally:
-        con.unregister("_etl_batch")
 
 
 class _Parts:
@@ -215,15 +281,6 @@ def _temp_table(con: duckdb.DuckDBPyConnection, name: str, data: pa.Table) -> No
         con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM _etl_scope")
     finally:
         con.unregister("_etl_scope")
-
-
-def runs_to_recompute(con: duckdb.DuckDBPyConnection) -> None:
-    """Make sure the temp table load_runs names the runs a post-load step recomputes: the
-    load's (see _scope_tables), or every run when the step runs on its own (tests, tools)."""
-    known = con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
-                        "table_name = 'load_runs'").fetchall()[0][0]
-    if not known:
-        con.execute("CREATE TEMP TABLE load_runs AS SELECT run_id FROM runs")
 
 
 def _load_catalog(con: duckdb.DuckDBPyConnection, disc: Discovery,

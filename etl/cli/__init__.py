@@ -1,5 +1,7 @@
-"""Command line: a thin click layer over the etl library. Each command lives in the module
-that owns its stage and is imported only when used, so `etl --help` stays fast."""
+"""Command line: a thin click layer over the etl library. Each command is imported only when
+used, so `etl --help` stays fast. The ingest's commands live in etl/cli/ (where the
+library's typed errors become messages and exit statuses); the others still beside the
+module they drive."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ import click
 # command name -> "module:attribute" of a click.Command
 COMMANDS: dict[str, str] = {
     "synth": "etl.synth.command:synth",
-    "ingest": "etl.ingest:ingest_command",
-    "check": "etl.ingest:check_command",
+    "ingest": "etl.cli.ingest:ingest_command",
+    "check": "etl.cli.ingest:check_command",
     "leaderboard": "etl.leaderboard:leaderboard_command",
     "compare": "etl.compare:compare_command",
     "query": "etl.query:query_command",

@@ -1,0 +1,216 @@
+"""`etl ingest` and `etl check`: the command line of the ingest (etl/pipeline/).
+
+The library raises typed errors (etl/pipeline/errors.py); here they become one message on
+stderr and the exit status each type names. Progress is drawn here, from what the pipeline
+reports (a bar on a terminal, nothing otherwise)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+import duckdb
+
+from etl.pipeline.errors import IngestError, Interrupted
+from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
+from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
+from etl.schema import query_text
+
+
+class IngestCommandError(click.ClickException):
+    """An IngestError as click shows it: the message, and the error type's exit status."""
+
+    def __init__(self, error: IngestError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+    def show(self, file: Any = None) -> None:
+        # Ctrl-C: the message is the whole output (no "Error: " before it).
+        if self.exit_code == Interrupted.exit_code:
+            click.echo(self.format_message(), err=True)
+        else:
+            super().show(file)
+
+
+@contextmanager
+def ingest_errors() -> Iterator[None]:
+    """Turn the library's errors into click's: a message and an exit status."""
+    try:
+        yield
+    except IngestError as error:
+        raise IngestCommandError(error) from None
+
+
+class ProgressBar:
+    """The parse's progress as a click bar on stderr (etl/pipeline/workers.StageProgress)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def start(self, n_files: int, n_bytes: int) -> None:
+        self.bar = click.progressbar(length=max(n_bytes, 1), label=f"parsing {n_files} files",
+                                     file=sys.stderr, show_pos=False, show_percent=True,
+                                     item_show_func=lambda _: None)
+        self.bar.__enter__()
+
+    def advance(self, n_bytes: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n_bytes)
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _say_on_stderr(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> IngestSummary:
+    with ingest_errors():
+        return run_ingest(root, db, options, progress=ProgressBar() if progress else None,
+                          notify=_say_on_stderr)
+
+
+@click.command("ingest")
+@click.argument("root", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("warehouse.duckdb"), show_default=True,
+              help="Database file to build (replaced atomically when the ingest succeeds).")
+@click.option("--jobs", "-j", type=int, default=0, show_default="one per core",
+              help="Worker processes that parse files in parallel.")
+@click.option("--full", is_flag=True,
+              help="Ignore the parse cache and the published database: parse every file "
+                   "again and build the database from scratch.")
+@click.option("--keep-images", is_flag=True,
+              help="Store the base64 data of image blocks (default: only hash and size).")
+@click.option("--redact", is_flag=True,
+              help="Build a shareable warehouse: no free text, ids replaced by keyed hashes.")
+@click.option("--redact-key", envvar="ETL_REDACT_KEY",
+              help="Secret key for the id hashes with --redact (or ETL_REDACT_KEY).")
+@click.option("--wait", "wait_seconds", type=float, default=600.0, show_default=True,
+              help="Seconds to wait for another ingest of the same database to finish.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--in-progress-seconds", type=float, default=DEFAULT_QUIET_SECONDS,
+              show_default=True,
+              help="The unterminated last line of a results file modified less than this "
+                   "many seconds ago is in progress (a writer is still on it): not loaded, "
+                   "not rejected, counted in files.n_in_progress. 0: judge it at once.")
+@click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the ingest's figures (the summary below, as numbers) to "
+                   "this file as JSON.")
+@click.option("--watch", "watch_tree", is_flag=True,
+              help="Keep running: ingest again whenever a file under ROOT changes, one "
+                   "line per ingest (Ctrl-C to stop).")
+@click.option("--poll", "poll_seconds", type=click.FloatRange(min=0.01), default=2.0,
+              show_default=True, help="With --watch: seconds between looks at the tree.")
+@click.option("--settle", "settle_seconds", type=click.FloatRange(min=0), default=5.0,
+              show_default=True,
+              help="With --watch: ingest once no file has changed for this many seconds.")
+@click.option("--max-ingests", type=click.IntRange(min=1), default=None,
+              help="With --watch: stop after this many ingests.")
+@click.option("--stop-after-idle", type=click.FloatRange(min=0), default=None,
+              help="With --watch: stop once nothing has changed for this many seconds "
+                   "since the last ingest.")
+def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
+                   redact: bool, redact_key: str | None, wait_seconds: float,
+                   quiet: bool, in_progress_seconds: float, summary_json: Path | None,
+                   watch_tree: bool, poll_seconds: float, settle_seconds: float,
+                   max_ingests: int | None, stop_after_idle: float | None) -> None:
+    """Ingest the results tree ROOT into the DuckDB file --db.
+
+    Every results / scores / summary file under ROOT is parsed (in parallel, cached by
+    content: unchanged files are not parsed again), damaged lines go to the `rejects`
+    table, duplicate copies of a result are loaded once. When only some files changed, the
+    published database is copied and only their rows are replaced (an appended record
+    costs what it adds); otherwise it is built from scratch. Either way the new file
+    replaces the old one atomically: a failed or killed ingest leaves the previous database
+    intact, and readers holding it open (BI tools) are not disturbed. An existing --db that
+    is not a warehouse built by this tool is never replaced.
+
+    \b
+    Exit status:
+      0    built, or nothing changed
+      1    failed; the previous database is unchanged
+      2    usage error
+      3    another ingest of --db is running (gave up after --wait)
+      4    --db is an existing file that is not a warehouse of this tool
+      5    ROOT holds no results
+      130  interrupted (Ctrl-C); the previous database is unchanged, the files
+           parsed so far are reused by the next ingest (a Ctrl-C once the new
+           file is being put in place waits for it, and says so)
+
+    A results file that only grew since the last ingest (a run still being written) is
+    parsed from its last complete line on. With --watch the command keeps ingesting as
+    files change (exit 0 once --max-ingests or --stop-after-idle is reached, 130 on
+    Ctrl-C); readers of --db are never blocked.
+    """
+    if redact and not redact_key:
+        raise click.UsageError("--redact needs --redact-key (or ETL_REDACT_KEY): the ids are "
+                               "replaced by hashes keyed with it.")
+    options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
+                            jobs=jobs, full=full, wait_seconds=wait_seconds,
+                            in_progress_seconds=in_progress_seconds)
+    if watch_tree:
+        from etl.pipeline.watch import WatchOptions, watch
+
+        with ingest_errors():
+            watch(root, db, options, WatchOptions(
+                poll_seconds=poll_seconds, settle_seconds=settle_seconds,
+                max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=click.echo)
+        return
+    if max_ingests is not None or stop_after_idle is not None:
+        raise click.UsageError("--max-ingests and --stop-after-idle go with --watch.")
+    summary = _run(root, db, options, progress=not quiet and sys.stderr.isatty())
+    if summary_json is not None:
+        import orjson
+
+        summary_json.write_bytes(orjson.dumps(summary.to_json(), default=str,
+                                              option=orjson.OPT_INDENT_2))
+    _print_summary(summary, _same)
+
+
+def _same(line: str) -> str:
+    return line
+
+
+def _print_summary(summary: IngestSummary, edit: Callable[[str], str]) -> None:
+    for warning in summary.warnings:
+        click.echo(warning, err=True)
+    for line in summary.lines():
+        click.echo(edit(line))
+
+
+@click.command("check")
+@click.argument("root", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--max-rejects", type=int, default=20, show_default=True,
+              help="How many rejects to list.")
+def check_command(root: Path, max_rejects: int) -> None:
+    """Report what ingesting ROOT would load and reject, without writing a database.
+
+    Parses every file into a temporary directory that is removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="etl-check-") as tmp:
+        db = Path(tmp) / "check.duckdb"
+        summary = _run(root, db, IngestOptions(), progress=sys.stderr.isatty())
+        _print_summary(summary, lambda line: line.replace(f"ingested into {db}",
+                                                          "would ingest"))
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            click.echo("\nruns:")
+            for run_id, n, expected in con.execute(query_text("check_runs")).fetchall():
+                exp = f" / {expected} expected" if expected else ""
+                click.echo(f"  {run_id}: {n} results{exp}")
+            rows = con.execute(query_text("check_rejects"), {"limit": max_rejects}).fetchall()
+            if rows:
+                click.echo("\nrejects:")
+                for path, line_no, severity, error in rows:
+                    where = f"{path}:{line_no}" if line_no else path
+                    click.echo(f"  {severity:8s} {where}: {error}")
+        finally:
+            con.close()

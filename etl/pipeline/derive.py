@@ -1,0 +1,36 @@
+"""Derive stage: the tables and views computed from the loaded rows, after the load.
+
+Each step runs in its own transaction and reads the runs the load re-ranked from the temp
+table load_runs (every run in a cold build; see etl/pipeline/load.py), replacing only their
+rows: an update of one run recomputes that run's best@k and its pairs, not the board's. The
+views are created in a cold build only: an update starts from a copy that has them, and the
+SQL fingerprint is part of what must match for an update (etl/pipeline/load.py plan_load)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import duckdb
+
+from etl.archive import archive_rows
+from etl.best_at_k import add_best_at_k
+from etl.comparison import build_comparisons
+from etl.rows import insert_rows
+from etl.views import apply_views
+
+Step = Callable[[duckdb.DuckDBPyConnection], None]
+
+
+def add_archives(con: duckdb.DuckDBPyConnection) -> None:
+    """archive_runs: what each archived run's name says (small: rewritten whole)."""
+    con.execute("DELETE FROM archive_runs")
+    cols = [d[0] for d in con.execute("SELECT * FROM runs LIMIT 0").description]
+    runs = [dict(zip(cols, row, strict=True))
+            for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
+    insert_rows(con, "archive_runs", archive_rows(runs))
+
+
+def derive_steps(full: bool) -> list[Step]:
+    """The steps in order: best@k needs the loaded scores and the views need its table; the
+    paired comparisons read the leaderboard views, so they come after them."""
+    return [add_archives, add_best_at_k, *([apply_views] if full else []), build_comparisons]

@@ -1,0 +1,39 @@
+"""The ingest's errors, one type per way it can fail, each with the exit status `etl ingest`
+gives it (the command line turns them into messages; the library raises them). The previous
+database is untouched whenever one is raised before the new file is in place."""
+
+from __future__ import annotations
+
+
+class IngestError(Exception):
+    """An ingest that did not publish a new database. str() is the whole message."""
+
+    exit_code = 1
+
+
+class IngestFailed(IngestError):
+    """Building or publishing failed (a worker died, DuckDB failed, the disk is full, ...)."""
+
+
+class IngestLocked(IngestError):
+    """Another ingest holds the database's lock longer than --wait."""
+
+    exit_code = 3
+
+
+class NotAWarehouse(IngestError):
+    """--db names an existing file this tool did not build: replacing it would destroy it."""
+
+    exit_code = 4
+
+
+class NoResults(IngestError):
+    """The root holds no file that loads into a run: nothing to build a warehouse from."""
+
+    exit_code = 5
+
+
+class Interrupted(IngestError):
+    """Ctrl-C (SIGINT): what was published, or that nothing was, is in the message."""
+
+    exit_code = 130

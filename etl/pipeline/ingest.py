@@ -1,0 +1,465 @@
+"""The ingest: discover -> plan and cache -> stage (parallel) -> load -> derive -> publish.
+
+`run_ingest` is the library's entry point (the command line, `etl ingest`, is a thin layer
+on it in etl/cli/). It raises the typed errors of etl/pipeline/errors.py; whatever it
+raises, the previous database is untouched unless the message says otherwise."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+import duckdb
+import orjson
+
+from etl import __version__
+from etl.extract import FileInfo, load_all
+from etl.pipeline.cache import (
+    cache_root_for,
+    index_entry,
+    not_cached,
+    prune_cache,
+    read_index,
+    record_interrupted,
+    write_index,
+)
+from etl.pipeline.copies import plan_skips, split_preferred
+from etl.pipeline.derive import derive_steps
+from etl.pipeline.discover import EXPECTED_TOP, Discovery, discover, root_layout_warning
+from etl.pipeline.emitter import StageResult
+from etl.pipeline.errors import IngestError, IngestFailed, Interrupted, NoResults
+from etl.pipeline.interrupts import (
+    crash_point,
+    ctrl_c_handled,
+    ctrl_c_held,
+    ctrl_c_pressed,
+    stop_if_ctrl_c,
+)
+from etl.pipeline.load import (
+    LoadPlan,
+    build_database,
+    connect_new,
+    loaded_record,
+    options_json,
+    plan_load,
+)
+from etl.pipeline.plan import DEFAULT_QUIET_SECONDS, FilePlan
+from etl.pipeline.publish import (
+    check_replaceable,
+    clean_stale_temps,
+    copy_published,
+    ingest_lock,
+    publish,
+    published_stat,
+    temp_path_for,
+)
+from etl.pipeline.workers import StageProgress, stage_files
+from etl.redact import prepare_redaction
+from etl.schema import code_fingerprint, parser_fingerprint
+
+INTERRUPTED_MESSAGE = "interrupted; the previous database is unchanged"
+PUBLISHED_THEN_INTERRUPTED = ("interrupted once the new database was in place; {db} holds "
+                              "this ingest, complete")
+
+
+@dataclass
+class IngestOptions:
+    keep_images: bool = False
+    redact: bool = False
+    redact_key: str | None = None
+    jobs: int = 0  # 0: one worker per core
+    full: bool = False  # parse every file again and build the database from scratch
+    wait_seconds: float = 600.0
+    # The quiet period: the unterminated last line of a results file modified less than this
+    # long ago is in progress, not damage (etl/pipeline/segments.py).
+    in_progress_seconds: float = DEFAULT_QUIET_SECONDS
+
+    def content_options(self) -> dict[str, Any]:
+        """The options that change what the database contains."""
+        return {"keep_images": self.keep_images, "redact": self.redact}
+
+
+@dataclass
+class IngestSummary:
+    db: Path
+    unchanged: bool = False
+    n_files: int = 0
+    n_loadable: int = 0
+    n_parsed: int = 0
+    n_cached: int = 0
+    bytes_parsed: int = 0
+    bytes_total: int = 0
+    n_runs: int = 0
+    n_results: int = 0
+    n_rejected: int = 0
+    n_repaired: int = 0
+    n_duplicates: int = 0
+    n_in_progress: int = 0  # unterminated last lines held back (etl/pipeline/segments.py)
+    n_appended: int = 0  # of n_parsed: files parsed from where the last ingest stopped
+    seconds: float = 0.0
+    stage_seconds: float = 0.0
+    load_seconds: float = 0.0
+    table_rows: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # printed on stderr by the CLI
+    # None: the database was updated from a copy of the published one (incremental);
+    # otherwise why it was built from scratch.
+    full_reason: str | None = None
+    n_files_replaced: int = 0  # files whose rows the load inserted or deleted
+    n_runs_reranked: int = 0  # runs whose results and derived rows were recomputed
+    free_fraction: float = 0.0  # of the database file's blocks, free (left by updates)
+
+    def in_progress_note(self) -> str:
+        if not self.n_in_progress:
+            return ""
+        lines = "line" if self.n_in_progress == 1 else "lines"
+        return (f"; {self.n_in_progress} {lines} in progress (files.n_in_progress: "
+                "a writer is still on it, not loaded yet)")
+
+    def load_note(self) -> str:
+        if self.full_reason is not None:
+            return f"built from scratch ({self.full_reason})"
+        files = "file" if self.n_files_replaced == 1 else "files"
+        runs = "run" if self.n_runs_reranked == 1 else "runs"
+        return (f"updated: rows of {self.n_files_replaced} {files} replaced, "
+                f"{self.n_runs_reranked} {runs} recomputed")
+
+    def lines(self) -> list[str]:
+        if self.unchanged:
+            return [f"{self.db}: nothing changed in {self.n_files} files; database left as is "
+                    f"({self.seconds:.2f}s){self.in_progress_note()}."]
+        mb = self.bytes_parsed / 1e6
+        rate = mb / self.stage_seconds if self.stage_seconds > 0 else 0.0
+        return [
+            f"ingested into {self.db} in {self.seconds:.1f}s "
+            f"(parse {self.stage_seconds:.1f}s, load {self.load_seconds:.1f}s)",
+            f"  files    {self.n_files} seen, {self.n_loadable} loadable: {self.n_parsed} "
+            f"parsed ({mb:.1f} MB, {rate:.1f} MB/s), {self.n_cached} unchanged (cached)"
+            + (f", {self.n_appended} of the parsed only from their last line on (grown)"
+               if self.n_appended else ""),
+            f"  database {self.load_note()}",
+            f"  runs     {self.n_runs}",
+            f"  results  {self.n_results} (duplicate copies skipped: {self.n_duplicates})",
+            f"  rejects  {self.n_rejected} errors, {self.n_repaired} repaired lines "
+            f"(see table rejects)" + self.in_progress_note(),
+            "  rows     " + ", ".join(f"{t} {n}" for t, n in sorted(self.table_rows.items())
+                                      if t not in ("results", "rejects")),
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as JSON-ready values (for scripts and the bench)."""
+        out = {k: v for k, v in self.__dict__.items() if k != "db"}
+        return {"db": str(self.db), **out}
+
+
+def _tree_signature(disc: Discovery) -> str:
+    digest = hashlib.sha256()
+    for f in disc.files:
+        digest.update(orjson.dumps([f.path, f.kind, f.size_bytes, f.mtime_ns, f.run_id,
+                                    f.real_path]))
+    for p in disc.problems:
+        digest.update(orjson.dumps([p.path, p.error, p.severity]))
+    return digest.hexdigest()
+
+
+@dataclass
+class _Ingest:
+    """One ingest under way (run under the lock): what run_ingest found, and what it does."""
+
+    root: Path
+    db: Path
+    options: IngestOptions
+    summary: IngestSummary
+    disc: Discovery
+    loadable: list[FileInfo]
+    preferred: list[FilePlan]  # staged first (etl/pipeline/copies.py)
+    secondary: list[FilePlan]
+    index: dict[str, Any]  # the cache index as of the last ingest
+    entries: dict[str, Any]  # cache index entries usable by this ingest ({} with --full)
+    cache_root: Path
+    parser: str
+    signature: dict[str, Any]
+    ingest_id: str = ""
+    staged: dict[str, StageResult] = field(default_factory=dict)
+
+    @property
+    def plans(self) -> list[FilePlan]:
+        return self.preferred + self.secondary
+
+
+def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None = None,
+               progress: StageProgress | None = None,
+               notify: Callable[[str], None] | None = None) -> IngestSummary:
+    """Ingest the results tree at root into the database file db: updated from a copy of the
+    published file when only some files changed, built anew otherwise, and swapped in
+    atomically. `progress` hears about the parse; `notify` gets one-off notes (waiting for
+    another ingest's lock). Raises an IngestError saying what went wrong; the previous
+    database is then untouched."""
+    options = options or IngestOptions()
+    started = time.perf_counter()
+    root, db = Path(root), Path(db)
+    if not root.is_dir():
+        raise IngestFailed(f"results root {root} is not a directory")
+    check_replaceable(db)  # before the lock file and the cache appear beside it
+    db.parent.mkdir(parents=True, exist_ok=True)
+    summary = IngestSummary(db=db)
+    layout_warning = root_layout_warning(root)
+    if layout_warning:
+        summary.warnings.append(layout_warning)
+    try:
+        with ctrl_c_handled(), ingest_lock(db, options.wait_seconds, notify):
+            check_replaceable(db)  # again: another ingest may have written it meanwhile
+            clean_stale_temps(db)
+            run = _prepare(root, db, options, summary)
+            if not _unchanged(run):
+                _build(run, progress)
+    except KeyboardInterrupt:  # outside the build (say while walking the tree)
+        raise Interrupted(INTERRUPTED_MESSAGE) from None
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _prepare(root: Path, db: Path, options: IngestOptions, summary: IngestSummary) -> _Ingest:
+    """Discover the tree and plan every loadable file against the parse cache."""
+    disc = discover(root)
+    extractors = load_all()
+    loadable = [f for f in disc.files if f.kind in extractors]
+    if not any(f.run_id for f in loadable):
+        raise NoResults(
+            f"no results under {root}: no result, score or summary file inside a run "
+            f"directory ({len(disc.files)} files seen); expected "
+            f"{root}/{{{'|'.join(EXPECTED_TOP)}}}/... Nothing was written.")
+    summary.warnings.extend(_skipped_warnings(disc))
+    summary.n_files, summary.n_loadable = len(disc.files), len(loadable)
+    summary.bytes_total = sum(f.size_bytes for f in loadable)
+    cache_root = cache_root_for(db)
+    cache_root.mkdir(parents=True, exist_ok=True)
+    index = read_index(cache_root)
+    parser = parser_fingerprint()
+    preferred, secondary = split_preferred(loadable)
+
+    def plans(infos: list[FileInfo]) -> list[FilePlan]:
+        return [FilePlan(info, keep_images=options.keep_images,
+                         quiet_seconds=options.in_progress_seconds) for info in infos]
+
+    content = options.content_options()
+    signature = {"tree": _tree_signature(disc), "sql": code_fingerprint(),
+                 "parser": parser, "options": options_json(content),
+                 "redact_key": hashlib.sha256((options.redact_key or "").encode())
+                 .hexdigest()}
+    # --full parses everything again but keeps the old cache and the ingest history until
+    # the new database is published (a failed --full loses nothing).
+    return _Ingest(root=root, db=db, options=options, summary=summary, disc=disc,
+                   loadable=loadable, preferred=plans(preferred), secondary=plans(secondary),
+                   index=index, entries={} if options.full else index.get("files", {}),
+                   cache_root=cache_root, parser=parser, signature=signature)
+
+
+def _unchanged(run: _Ingest) -> bool:
+    """Nothing to do: every file is cached as it is, and the published database was built
+    from this very tree, code and options."""
+    todo = not_cached(run.preferred, run.entries, run.parser, run.cache_root, run.staged)
+    if todo:
+        return False
+    plan_skips(run.secondary, run.preferred, run.staged, run.cache_root)
+    todo_secondary = not_cached(run.secondary, run.entries, run.parser, run.cache_root,
+                                run.staged)
+    if todo_secondary or run.index.get("last") != run.signature or not run.db.exists():
+        run.staged.clear()
+        return False
+    summary = run.summary
+    summary.unchanged = True
+    summary.n_cached = len(run.loadable)
+    summary.n_in_progress = sum(r.n_in_progress for r in run.staged.values())
+    return True
+
+
+def _build(run: _Ingest, progress: StageProgress | None) -> None:
+    """Stage what is not cached, build the new database and publish it."""
+    run.ingest_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
+    started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    summary, db = run.summary, run.db
+    temp = temp_path_for(db)
+    try:
+        fresh = _stage(run, progress)
+    except BaseException as exc:
+        _fail(run, exc, temp)
+    t1 = time.perf_counter()
+    ingest_row = {"ingest_id": run.ingest_id, "started_at": started_at, "root": str(run.root),
+                  "n_files": len(run.disc.files), "n_parsed_files": len(fresh),
+                  "tool_version": f"{__version__}+{run.parser}",
+                  "options": options_json(run.options.content_options())}
+    load_plan = plan_load(run.index.get("loaded"), _published_is_ours(run), run.signature,
+                          db, run.loadable, run.staged, run.options.full)
+    summary.full_reason = load_plan.reason
+    summary.n_files_replaced = len(load_plan.parts.keys() | load_plan.dropped)
+    summary.n_runs_reranked = len(load_plan.runs)
+    try:
+        _load(run, load_plan, temp, ingest_row)
+    except BaseException as exc:
+        _fail(run, exc, temp)
+    summary.n_runs = summary.table_rows.get("runs", 0)
+    summary.n_results = summary.table_rows.get("results", 0)
+    history = [*run.index.get("ingests", []), {
+        **_jsonable(ingest_row),
+        "finished_at": dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(),
+        "n_results": summary.n_results, "n_rejects": summary.n_rejected + summary.n_repaired}]
+    # Once the new file is in place the index must say so (the next ingest trusts it):
+    # Ctrl-C from the rename to the index written is held back until both are done.
+    with ctrl_c_held() as interrupted:
+        try:
+            stop_if_ctrl_c()  # pressed during the last query, which ran on: publish nothing
+            publish(temp, db)
+            crash_point("renamed")
+        except BaseException as exc:
+            _fail(run, exc, temp)
+        summary.load_seconds = time.perf_counter() - t1
+        by_id = {p.file_id: p for p in run.plans}
+        write_index(run.cache_root, {
+            "files": {fid: index_entry(by_id[fid], res, run.parser)
+                      for fid, res in run.staged.items()},
+            "ingests": history[-1000:],
+            "last": run.signature,
+            "published": published_stat(db),
+            "loaded": loaded_record(run.signature, run.loadable, run.staged,
+                                    summary.free_fraction),
+        })
+        prune_cache(run.cache_root, {d for r in run.staged.values() for d in r.cache_dirs()})
+    if interrupted():
+        raise Interrupted(PUBLISHED_THEN_INTERRUPTED.format(db=db))
+
+
+def _stage(run: _Ingest, progress: StageProgress | None) -> dict[str, StageResult]:
+    """Parse what the cache does not hold, in two rounds: the preferred copies of each run
+    first, then the other copies, told which keys the preferred ones hold (those copies
+    cannot win). Returns the freshly staged files."""
+    t0 = time.perf_counter()
+    opts = run.options
+    try:
+        todo = not_cached(run.preferred, run.entries, run.parser, run.cache_root, run.staged)
+        fresh = stage_files(todo, run.cache_root, run.parser, run.ingest_id, opts.jobs,
+                            progress)
+        run.staged.update(fresh)
+        plan_skips(run.secondary, run.preferred, run.staged, run.cache_root)
+        todo_secondary = not_cached(run.secondary, run.entries, run.parser, run.cache_root,
+                                    run.staged)
+        for plan in todo_secondary:
+            plan.skip.keys(run.cache_root)  # read here once: the worker stages them bare
+        fresh_secondary = stage_files(todo_secondary, run.cache_root, run.parser,
+                                      run.ingest_id, opts.jobs, progress)
+    except BrokenProcessPool as exc:
+        raise IngestFailed(
+            f"a parse worker died (killed, or out of memory) while parsing; {run.db} left "
+            f"as it was. Run again, or use --jobs 1 to find which file kills it: {exc}"
+        ) from exc
+    run.staged.update(fresh_secondary)
+    fresh.update(fresh_secondary)
+    parsed = todo + todo_secondary
+    summary = run.summary
+    summary.stage_seconds = time.perf_counter() - t0
+    summary.n_parsed, summary.n_cached = len(fresh), len(run.loadable) - len(fresh)
+    summary.n_in_progress = sum(r.n_in_progress for r in run.staged.values())
+    # A grown file continues its chain: its first part is a segment staged before.
+    grown = {p.file_id for p in parsed
+             if fresh[p.file_id].parts()[0]["cache_dir"] != fresh[p.file_id].cache_dir}
+    summary.n_appended = len(grown)
+    summary.bytes_parsed = sum(p.bytes_to_read() if p.file_id in grown else p.info.size_bytes
+                               for p in parsed)
+    return fresh
+
+
+def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, Any]) -> None:
+    """Build the new database file at temp: a copy of the published one updated, or a
+    cold build."""
+    summary = run.summary
+    if not load_plan.full:
+        copy_published(run.db, temp)
+        crash_point("copied")
+    con = connect_new(temp)
+    try:
+        ingest_row["finished_at"] = None
+        redactions = (prepare_redaction(con, run.options.redact_key)
+                      if run.options.redact else None)
+        history = [_history_row(h) for h in run.index.get("ingests", [])]
+        build_database(con, run.disc, run.staged, run.cache_root, ingest_row, history,
+                       load_plan, post_load=derive_steps(load_plan.full),
+                       redactions=redactions)
+        con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
+                    [dt.datetime.now(dt.UTC).replace(tzinfo=None), run.ingest_id])
+        summary.table_rows = _table_rows(con)
+        summary.n_duplicates = con.execute(
+            "SELECT coalesce(sum(n_duplicates), 0) FROM files").fetchall()[0][0]
+        summary.n_rejected, summary.n_repaired = con.execute(
+            "SELECT count(*) FILTER (severity = 'error'), "
+            "count(*) FILTER (severity = 'repaired') FROM rejects").fetchall()[0]
+        con.execute("CHECKPOINT")
+        summary.free_fraction = free_fraction(con)
+        crash_point("built")
+    finally:
+        con.close()
+
+
+def _published_is_ours(run: _Ingest) -> bool:
+    """The database file is still the one the last ingest published (size, mtime, inode)."""
+    try:
+        return run.index.get("published") == published_stat(run.db)
+    except OSError:
+        return False
+
+
+def free_fraction(con: duckdb.DuckDBPyConnection) -> float:
+    """The fraction of the database file's blocks that are free (DuckDB's database_size)."""
+    total, free = con.execute("SELECT total_blocks, free_blocks FROM pragma_database_size()"
+                              ).fetchall()[0]
+    return free / total if total else 0.0
+
+
+def _fail(run: _Ingest, exc: BaseException, temp: Path) -> NoReturn:
+    """A failure while staging, building or publishing: the temporary file goes, and the
+    failure is raised as what it is to the user. Ctrl-C stays Ctrl-C, and so does the error a
+    query raises when Ctrl-C stops it (DuckDB's "Query interrupted"); after Ctrl-C the files
+    staged so far are recorded for the next ingest."""
+    temp.unlink(missing_ok=True)
+    if isinstance(exc, KeyboardInterrupt) or (
+            not isinstance(exc, IngestError) and ctrl_c_pressed()):
+        record_interrupted(run.cache_root, run.index, run.staged, run.plans, run.parser,
+                           run.ingest_id)
+        raise Interrupted(INTERRUPTED_MESSAGE) from None
+    if isinstance(exc, IngestError):
+        raise exc
+    raise IngestFailed(
+        f"ingest failed, {run.db} left as it was: {type(exc).__name__}: {exc}") from exc
+
+
+def _skipped_warnings(disc: Discovery) -> list[str]:
+    skipped = [p.path for p in disc.problems if p.severity == "skipped"]
+    if not skipped:
+        return []
+    shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5
+                                      else "")
+    return [f"warning: not walked (hidden directories, virtual environments): {shown}"]
+
+
+def _table_rows(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    names = [r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+        "AND NOT temporary").fetchall()]
+    return {name: con.table(name).count("*").fetchall()[0][0] for name in names}
+
+
+def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.isoformat() if isinstance(v, dt.datetime) else v) for k, v in row.items()}
+
+
+def _history_row(row: dict[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    for key in ("started_at", "finished_at"):
+        if isinstance(out.get(key), str):
+            out[key] = dt.datetime.fromisoformat(out[key])
+    return out

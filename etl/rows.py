@@ -1,0 +1,36 @@
+"""Rows into the warehouse's tables, for the steps that write them after the load (archive
+rows, best@k, the paired comparisons) and the load's own catalog tables.
+
+Not on the staging path: a change here parses nothing again (etl/schema.py ROW_MODULES)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from etl.schema import arrow_schemas
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]
+                ) -> None:
+    """Insert Python rows (dicts; missing keys are NULL) into a table of schema/."""
+    if not rows:
+        return
+    schema = arrow_schemas()[table]
+    data = {name: [row.get(name) for row in rows] for name in schema.names}
+    con.register("_etl_batch", pa.Table.from_pydict(data, schema=schema))
+    try:
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _etl_batch")
+    finally:
+        con.unregister("_etl_batch")
+
+
+def runs_to_recompute(con: duckdb.DuckDBPyConnection) -> None:
+    """Make sure the temp table load_runs names the runs a post-load step recomputes: the
+    load's (see _scope_tables), or every run when the step runs on its own (tests, tools)."""
+    known = con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
+                        "table_name = 'load_runs'").fetchall()[0][0]
+    if not known:
+        con.execute("CREATE TEMP TABLE load_runs AS SELECT run_id FROM runs")
