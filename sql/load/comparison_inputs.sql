@@ -1,9 +1,11 @@
 -- Inputs of the paired comparisons (etl/comparison.py), as temp tables: the per-question
 -- scores once (the view is costly), the pairs, and the shared questions of each pair with
--- the hash key of the question that draws its bootstrap weights.
+-- the hash key of the question that draws its bootstrap weights and its patient (cluster).
 CREATE OR REPLACE TEMP TABLE cmp_question_scores AS
-SELECT run_id, benchmark, mode, model, qid, task, task_group, score
-FROM leaderboard_question_scores;
+SELECT s.run_id, s.benchmark, s.mode, s.model, s.qid, s.task, s.task_group, s.score, c.cluster
+FROM leaderboard_question_scores AS s
+-- the question's patient (view question_clusters), for the clustered standard error
+LEFT JOIN question_clusters AS c ON c.run_id = s.run_id AND c.qid = s.qid;
 
 CREATE OR REPLACE TEMP TABLE cmp_pairs AS
 WITH runs AS (SELECT DISTINCT run_id, benchmark, mode, model FROM cmp_question_scores),
@@ -38,7 +40,9 @@ SELECT
     -- d in fixed point (units of 2^-40): integer sums are exact in any order, so a rebuild
     -- gives bit-identical intervals however DuckDB splits the work between threads.
     CAST(round((a.score - b.score) * 1099511627776) AS BIGINT) AS d_fixed,
-    CAST('0x' || left(md5(CAST($seed AS VARCHAR) || ':' || a.qid), 8) AS UBIGINT) AS qkey
+    CAST('0x' || left(md5(CAST($seed AS VARCHAR) || ':' || a.qid), 8) AS UBIGINT) AS qkey,
+    -- run A's patient of the question, as the task labels are run A's
+    a.cluster
 FROM cmp_pairs AS p
 JOIN cmp_question_scores AS a ON a.run_id = p.run_a
 JOIN cmp_question_scores AS b ON b.run_id = p.run_b AND b.qid = a.qid;
