@@ -20,6 +20,7 @@ import duckdb
 import orjson
 
 from etl import __version__
+from etl.board_history import changes_since_last_ingest, record_leaderboard_history
 from etl.cache import (
     cache_root_for,
     load_skip_keys,
@@ -159,6 +160,7 @@ def _post_load_hooks(options: IngestOptions) -> list:
     # warehouse without its views or archive rows is not a success).
     from etl.archive import archive_rows
     from etl.best_at_k import add_best_at_k
+    from etl.clusters import build_question_clusters
     from etl.comparison import build_comparisons
     from etl.load import _insert_rows
     from etl.views import apply_views
@@ -170,8 +172,9 @@ def _post_load_hooks(options: IngestOptions) -> list:
         _insert_rows(con, "archive_runs", archive_rows(runs))
 
     # best@k needs the loaded scores, and the views need its table; the paired comparisons
-    # read the leaderboard views, so they come after them
-    return [add_archives, add_best_at_k, apply_views, build_comparisons]
+    # read the leaderboard views and the question clusters, so they come after them
+    return [add_archives, add_best_at_k, build_question_clusters, apply_views,
+            build_comparisons]
 
 
 def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None = None,
@@ -316,6 +319,10 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
                           if options.redact else None)
             build_database(con, disc, staged, cache_root, ingest_row, history,
                            post_load=_post_load_hooks(options), redactions=redactions)
+            # the boards of earlier ingests live in the file being replaced
+            problem = record_leaderboard_history(con, db if db.exists() else None, ingest_id)
+            if problem:
+                summary.warnings.append(problem)
             con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
                         [dt.datetime.now(dt.UTC).replace(tzinfo=None), ingest_id])
             summary.table_rows = _table_rows(con)
@@ -544,6 +551,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
         click.echo(warning, err=True)
     for line in summary.lines():
         click.echo(line)
+    if not summary.unchanged:  # one line per board that moved since the previous ingest
+        for line in changes_since_last_ingest(db):
+            click.echo(line)
 
 
 @click.command("check")
