@@ -69,3 +69,5 @@ def build_comparisons(con: duckdb.DuckDBPyConnection, seed: int = SEED,
     for table in ("cmp_question_scores", "cmp_pairs", "cmp_pair_questions", "cmp_intervals",
                   "cmp_one", "cmp_wide", "cmp_boot_task", "cmp_boot_wide"):
         con.execute(f"DROP TABLE IF EXISTS {table}")  # fixed names, not data
+    for macro in ("cmp_scope", "cmp_label"):
+        con.execute(f"DROP MACRO IF EXISTS {macro}")

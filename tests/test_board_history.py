@@ -18,20 +18,11 @@ from etl.ingest import IngestOptions, run_ingest
 from etl.views import apply_schema, apply_views
 from tests.conftest import run_etl
 from tests.test_incremental import record, write_jsonl
+from tests.test_report import _rows as query
 from tests.test_uncertainty import load, single_runs
 
 BOARD = "ehr_bench/agentic/full1800"
 BOTH = ["aspirin", "heparin"]  # the label of every record(): F1 1; ["aspirin"] scores 2/3
-
-
-def query(db: Path, sql: str) -> list[dict[str, Any]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        cursor = con.execute(sql)
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-    finally:
-        con.close()
 
 
 def board(db: Path) -> dict[str, dict[str, Any]]:

@@ -6,10 +6,9 @@ INSERT INTO paired_comparisons
 WITH observed AS (
     SELECT
         pair,
-        CASE grouping(task_group, task) WHEN 0 THEN 'task' WHEN 1 THEN 'group' ELSE 'overall' END
-            AS scope,
-        CASE WHEN grouping(task_group) = 1 THEN '' ELSE task_group END AS task_group,
-        CASE WHEN grouping(task) = 1 THEN '' ELSE task END AS task,
+        cmp_scope(grouping(task_group, task)) AS scope,
+        cmp_label(grouping(task_group), task_group) AS task_group,
+        cmp_label(grouping(task), task) AS task,
         count(*) AS n_shared,
         -- Means of lists ordered by qid: the same sum order on every rebuild.
         list_avg(list(score_a ORDER BY qid)) AS score_a,
@@ -43,10 +42,9 @@ cluster_cells AS (
     -- The differences of each patient (cluster) within each cell.
     SELECT
         pair,
-        CASE grouping(task_group, task) WHEN 0 THEN 'task' WHEN 1 THEN 'group' ELSE 'overall' END
-            AS scope,
-        CASE WHEN grouping(task_group) = 1 THEN '' ELSE task_group END AS task_group,
-        CASE WHEN grouping(task) = 1 THEN '' ELSE task END AS task,
+        cmp_scope(grouping(task_group, task)) AS scope,
+        cmp_label(grouping(task_group), task_group) AS task_group,
+        cmp_label(grouping(task), task) AS task,
         cluster,
         list(d ORDER BY qid) AS cluster_d
     FROM cmp_pair_questions

@@ -1,6 +1,15 @@
 -- Inputs of the paired comparisons (etl/comparison.py), as temp tables: the per-question
 -- scores once (the view is costly), the pairs, and the shared questions of each pair with
 -- the hash key of the question that draws its bootstrap weights and its patient (cluster).
+-- The cell of a row of a GROUPING SETS ((.., task_group, task), (.., task_group), (..))
+-- aggregation, used by comparison_bootstrap.sql and comparison_finish.sql: its scope from
+-- grouping(task_group, task), and each label ('' where rolled up, so later joins are plain
+-- equality joins) from grouping(label), label.
+CREATE OR REPLACE TEMP MACRO cmp_scope(rolled_up) AS
+    CASE rolled_up WHEN 0 THEN 'task' WHEN 1 THEN 'group' ELSE 'overall' END;
+CREATE OR REPLACE TEMP MACRO cmp_label(rolled_up, label) AS
+    CASE WHEN rolled_up = 1 THEN '' ELSE label END;
+
 CREATE OR REPLACE TEMP TABLE cmp_question_scores AS
 SELECT s.run_id, s.benchmark, s.mode, s.model, s.qid, s.task, s.task_group, s.score, c.cluster
 FROM leaderboard_question_scores AS s
