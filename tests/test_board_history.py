@@ -4,6 +4,8 @@ into the new one (etl/board_history.py), the view leaderboard_changes, and the l
 
 from __future__ import annotations
 
+import html
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +19,7 @@ from etl.board_history import change_lines, record_leaderboard_history
 from etl.ingest import IngestOptions, run_ingest
 from etl.views import apply_schema, apply_views
 from tests.conftest import run_etl
+from tests.serving import get, running_server
 from tests.test_incremental import record, write_jsonl
 from tests.test_report import _rows as query
 from tests.test_uncertainty import load, single_runs
@@ -107,6 +110,14 @@ def test_changes_across_ingests_of_a_tree_where_runs_change(tmp_path: Path) -> N
     assert "claude_sonnet_4_6 left (was 1.0000, rank 1)" in text[0]
     assert "glm_4_7 new, 0.6667" in text[0]
     assert query(db, "SELECT max(ingest_seq) AS m FROM leaderboard_history") == [{"m": 3}]
+    # The explorer's home page lists the same lines, its JSON the view's rows.
+    with running_server(db) as base:
+        status, _, body = get(f"{base}/?format=json")
+        assert status == 200
+        assert {r["run_id"] for r in json.loads(body)["changes"]} == {r["run_id"] for r in rows}
+        page = get(f"{base}/")[2].decode()
+    listed = page.split('id="changes"', 1)[1].split("</ul>", 1)[0]
+    assert html.escape(text[0].strip(), quote=False) in listed
 
 
 @pytest.fixture()
