@@ -129,6 +129,31 @@ class Warehouse:
                               {"benchmark": benchmark, "model": model, "scope": scope},
                               "benchmark, model, scope, task_group, task")
 
+    def clustered(self, benchmark: str | None = None, mode: str | None = None,
+                  by: str = "model") -> Any:
+        """Scores with their standard errors naive and clustered by patient and the 95%
+        clustered interval (leaderboard_clustered*): by = model | group | task."""
+        view, order = {
+            "model": ("leaderboard_clustered", "benchmark, mode, score DESC, run_id"),
+            "group": ("leaderboard_clustered_by_group", "benchmark, mode, task_group, run_id"),
+            "task": ("leaderboard_clustered_by_task",
+                     "benchmark, mode, task_group, task, run_id"),
+        }[by]
+        return self._filtered(view, {"benchmark": benchmark, "mode": mode}, order)
+
+    def reliability(self, benchmark: str | None = None, mode: str | None = None,
+                    model: str | None = None) -> Any:
+        """pass^k, worst-of-k and flip rate of runs with several runs per question
+        (leaderboard_reliability)."""
+        return self._filtered("leaderboard_reliability",
+                              {"benchmark": benchmark, "mode": mode, "model": model},
+                              "benchmark, mode, model, run_id, k")
+
+    def changes(self, benchmark: str | None = None, mode: str | None = None) -> Any:
+        """What moved on the leaderboard since the previous ingest (leaderboard_changes)."""
+        return self._filtered("leaderboard_changes", {"benchmark": benchmark, "mode": mode},
+                              "benchmark, mode, coalesce(rank_after, rank_before), model")
+
     def resolve_run(self, name: str, benchmark: str | None = None, mode: str | None = None
                     ) -> str:
         """The leaderboard run a name means: a run id, or the one run of the model it names

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from etl.api import OUTCOMES, Warehouse, WarehouseError
+from etl.comparison import detectability
 from etl.leaderboard import DEFAULT_DB
 from etl.output import FORMATS, format_rows
 from etl.query import QueryRefused
@@ -23,17 +24,19 @@ SCORE_COLUMNS = ("score_a", "score_b", "diff")
 
 
 def summary_line(run_a: str, run_b: str, summary: dict[str, Any] | None) -> str:
-    """One line: wins / losses / ties, diff with its interval, p (and Holm p when set)."""
+    """One line: wins / losses / ties, diff with its interval, p (and Holm p when set), the
+    minimum detectable effect and whether diff is below it."""
     if summary is None:
         return f"{run_a} vs {run_b}: no paired statistics (no shared questions?)"
     ci = ("" if summary["ci_low"] is None
           else f" [95% CI {summary['ci_low']:+.3f}, {summary['ci_high']:+.3f}]")
     adjusted = ("" if summary["p_adjusted"] is None
                 else f", Holm p = {summary['p_adjusted']:.4g}")
+    power = detectability(summary)
     return (f"{run_a} vs {run_b}: n = {summary['n_shared']} shared, A wins "
             f"{summary['wins_a']}, B wins {summary['wins_b']}, ties {summary['ties']}; "
             f"diff = {summary['diff']:+.3f}{ci}; sign test p = {summary['p_value']:.4g}"
-            f"{adjusted}")
+            f"{adjusted}" + (f"; {power}" if power else ""))
 
 
 def _rows(table: Any, fmt: str) -> tuple[list[str], list[tuple[Any, ...]]]:

@@ -8,6 +8,9 @@ defined in docs/STATISTICS.md; tests/test_comparison.py recomputes them in pure 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
 from etl.rows import runs_to_recompute
@@ -17,6 +20,25 @@ from etl.schema import load_sql
 # recorded on each row (paired_comparisons.seed, .n_resamples).
 SEED = 13
 RESAMPLES = 1000
+
+# The mark of a paired difference smaller than its minimum detectable effect (the view
+# column not_detectable), as the report, the explorer and `etl compare` print it.
+NOT_DETECTABLE = "not detectable with this n"
+
+
+def detectability(row: Mapping[str, Any]) -> str:
+    """The minimum detectable effect beside a paired difference and, when the difference is
+    below it, the mark: 'MDE 0.090' or 'MDE 0.090, not detectable with this n (n needed
+    452)'; just the mark (or '') when there is no MDE (a single shared question)."""
+    mde = row.get("mde_80")
+    if mde is None:
+        return NOT_DETECTABLE if row.get("not_detectable") else ""
+    if not row.get("not_detectable"):
+        return f"MDE {mde:.3f}"
+    needed = row.get("n_needed")
+    return f"MDE {mde:.3f}, {NOT_DETECTABLE}" + (
+        f" (n needed {needed})" if needed is not None else "")
+
 
 def _run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, int]) -> None:
     """Run every statement of sql/load/<name> (split by DuckDB's own parser), binding the
@@ -53,3 +75,5 @@ def build_comparisons(con: duckdb.DuckDBPyConnection, seed: int = SEED,
     for table in ("cmp_question_scores", "cmp_pairs", "cmp_pair_questions", "cmp_intervals",
                   "cmp_one", "cmp_wide", "cmp_boot_task", "cmp_boot_wide"):
         con.execute(f"DROP TABLE IF EXISTS {table}")  # fixed names, not data
+    for macro in ("cmp_scope", "cmp_label"):
+        con.execute(f"DROP MACRO IF EXISTS {macro}")

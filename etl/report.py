@@ -21,15 +21,21 @@ import click
 import duckdb
 
 from etl import __version__
+from etl.comparison import NOT_DETECTABLE, detectability
 
 # Small read-only selects from the public views (the numbers are computed in sql/).
 QUERIES: dict[str, str] = {
     # {scorer} is a fixed column expression chosen by load_report_data, never data.
+    # The whisker is the interval clustered by patient (leaderboard_clustered); the
+    # leaderboard's normal interval goes into the tooltip as ci_naive_*.
     "leaderboard": (
         "SELECT r.benchmark, r.mode, r.model, coalesce(r.display_name, r.model) AS "
-        "display_name, r.n_questions, r.score, r.ci_low, r.ci_high, r.rank, r.split, "
-        "r.rank_group, r.present, r.expected, r.coverage, r.low_coverage, {scorer} AS scorer "
+        "display_name, r.n_questions, r.score, c.ci_low, c.ci_high, r.ci_low AS ci_naive_low, "
+        "r.ci_high AS ci_naive_high, c.n_clusters, c.design_effect, c.single_cluster, r.rank, "
+        "r.split, r.rank_group, r.present, r.expected, r.coverage, r.low_coverage, "
+        "{scorer} AS scorer "
         "FROM leaderboard_ranked AS r JOIN leaderboard AS l ON l.run_id = r.run_id "
+        "LEFT JOIN leaderboard_clustered AS c ON c.run_id = r.run_id "
         "ORDER BY r.benchmark, r.mode, r.rank, r.model"
     ),
     "leaderboard_has_scorer": (
@@ -38,8 +44,8 @@ QUERIES: dict[str, str] = {
     ),
     "paired_delta": (
         "SELECT benchmark, model, scope, task_group, task, n_shared, delta, ci_low, ci_high, "
-        "p_adjusted, small_n FROM mode_delta_paired WHERE scope IN ('group', 'task') "
-        "ORDER BY benchmark, scope, task_group, task, model"
+        "p_adjusted, small_n, mde_80, n_needed, not_detectable FROM mode_delta_paired "
+        "WHERE scope IN ('group', 'task') ORDER BY benchmark, scope, task_group, task, model"
     ),
     "error_classes": (
         "SELECT c.benchmark, c.mode, c.model, c.error_class, CAST(sum(c.n_results) AS BIGINT) "
@@ -236,7 +242,8 @@ def _axis(x0: float, width: float, y_top: float, y_bottom: float,
 
 
 def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> str:
-    """Horizontal bars of score per model with a 95% interval whisker, best first."""
+    """Horizontal bars of score per model with a whisker for the 95% interval clustered by
+    patient, best first."""
     top = 8
     height = top + len(rows) * (BAR_HEIGHT + BAR_GAP) + 24
     width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 70
@@ -249,7 +256,8 @@ def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> s
     width += 120  # room for the coverage label
     parts = [f'<svg id="{chart_id}" class="chart leaderboard-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
-             f"<title>Leaderboard {esc(mode)}: score with 95% interval</title>"]
+             f"<title>Leaderboard {esc(mode)}: score with 95% interval clustered by patient"
+             "</title>"]
     # Rank groups: a band behind each run of consecutive rows of one group.
     bands: list[tuple[Any, int, int]] = []
     for i, row in enumerate(rows):
@@ -272,8 +280,13 @@ def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> s
         y = top + i * (BAR_HEIGHT + BAR_GAP)
         score = row["score"] or 0.0
         covered = f"{row.get('present')}/{row.get('expected')}"
+        interval = ("all questions of one patient: no interval" if row.get("single_cluster")
+                    else f"95% CI clustered by patient [{fmt_score(row['ci_low'])}, "
+                    f"{fmt_score(row['ci_high'])}] ({row.get('n_clusters')} patients, design "
+                    f"effect {fmt_number(row.get('design_effect'))})")
         tip = (f"{row['display_name']} ({row['model']}): score {fmt_score(row['score'])}, "
-               f"95% CI [{fmt_score(row['ci_low'])}, {fmt_score(row['ci_high'])}], "
+               f"{interval}; naive 95% CI [{fmt_score(row.get('ci_naive_low'))}, "
+               f"{fmt_score(row.get('ci_naive_high'))}], "
                f"n = {row['n_questions']}, rank {row['rank']}, rank group "
                f"{row.get('rank_group')}, coverage {covered}"
                + (" (fewer questions than another run of this board)"
@@ -285,7 +298,9 @@ def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> s
         parts.append(f'<rect class="bar" x="{x0}" y="{y}" width="{x(score) - x0:.1f}" '
                      f'height="{BAR_HEIGHT}" fill="{colour}" data-model="{esc(row["model"])}" '
                      f'data-score="{esc(row["score"])}" data-ci-low="{esc(row["ci_low"])}" '
-                     f'data-ci-high="{esc(row["ci_high"])}"/>')
+                     f'data-ci-high="{esc(row["ci_high"])}" '
+                     f'data-ci-naive-low="{esc(row.get("ci_naive_low"))}" '
+                     f'data-ci-naive-high="{esc(row.get("ci_naive_high"))}"/>')
         if row["ci_low"] is not None and row["ci_high"] is not None:
             lo, hi, mid = x(row["ci_low"]), x(row["ci_high"]), y + BAR_HEIGHT / 2
             parts.append(
@@ -407,7 +422,8 @@ def delta_chart(rows: list[dict[str, Any]], chart_id: str, display: dict[str, st
 def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
                        display: dict[str, str]) -> str:
     """Agentic minus one-shot per model and cell, paired on shared questions: a dot at the
-    delta and a whisker for its 95% bootstrap interval; grey rows have n < 30."""
+    delta and a whisker for its 95% bootstrap interval, the minimum detectable effect beside
+    it and the mark when delta is below it; grey rows have n < 30."""
     bound = max([abs(v) for r in rows for v in (r["ci_low"], r["ci_high"], r["delta"])
                  if v is not None] + [0.05])
     bound = min(1.0, -(-bound * 10 // 1) / 10)
@@ -415,7 +431,7 @@ def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
     top = 8
     label_width = BAR_LABEL_WIDTH + 150
     height = top + len(rows) * row_height + 24
-    width = label_width + BAR_PLOT_WIDTH + 150
+    width = label_width + BAR_PLOT_WIDTH + 420  # value, MDE and the mark
     x0 = label_width
 
     def x(value: float) -> float:
@@ -431,13 +447,17 @@ def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
         name = display.get(row["model"], row["model"])
         cell = row["task"] if row["scope"] == "task" else row["task_group"]
         small = " small-n" if row["small_n"] else ""
+        hidden = " not-detectable" if row.get("not_detectable") else ""
+        power = detectability(row)
         tip = (f"{name} / {cell}: delta {fmt_delta(row['delta'])}, 95% CI "
                f"[{fmt_delta(row['ci_low'])}, {fmt_delta(row['ci_high'])}], "
-               f"n = {row['n_shared']}" + (" (n < 30)" if row["small_n"] else ""))
-        parts.append(f'<g class="paired-delta{small}" data-model="{esc(row["model"])}" '
+               f"n = {row['n_shared']}" + (" (n < 30)" if row["small_n"] else "")
+               + (f"; {power}" if power else ""))
+        parts.append(f'<g class="paired-delta{small}{hidden}" data-model="{esc(row["model"])}" '
                      f'data-cell="{esc(cell)}" data-delta="{esc(row["delta"])}" '
                      f'data-ci-low="{esc(row["ci_low"])}" data-ci-high="{esc(row["ci_high"])}" '
-                     f'data-n="{esc(row["n_shared"])}"><title>{esc(tip)}</title>')
+                     f'data-n="{esc(row["n_shared"])}" data-mde="{esc(row.get("mde_80"))}">'
+                     f"<title>{esc(tip)}</title>")
         parts.append(f'<text class="label" x="{x0 - 8}" y="{y + 4:.1f}" text-anchor="end">'
                      f"{esc(name)} · {esc(cell)}</text>")
         if row["ci_low"] is not None and row["ci_high"] is not None:
@@ -449,7 +469,8 @@ def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
                          f'fill="{colour}"/>')
         parts.append(f'<text class="value" x="{x0 + BAR_PLOT_WIDTH + 8}" y="{y + 4:.1f}">'
                      f"{fmt_delta(row['delta'])} n={esc(row['n_shared'])}"
-                     f"{' ⚠' if row['small_n'] else ''}</text></g>")
+                     f"{' ⚠' if row['small_n'] else ''}"
+                     f'<tspan class="mde" dx="8">{esc(power)}</tspan></text></g>')
     zero = x(0.0)
     parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
                  f'y2="{height - 22}"/>')
@@ -528,7 +549,10 @@ def _leaderboard_section(data: ReportData, slugs: Slugs) -> str:
     parts = ['<section id="leaderboards"><h2>Leaderboards</h2>',
              '<p class="note">Current (not archived) runs of full splits. Score: mean over '
              "questions of the per-question score (set F1, or the authors' unified score "
-             "for mm_bench); whiskers: 95% normal-approximation interval; n: questions "
+             "for mm_bench); whiskers: 95% interval clustered by patient (questions about "
+             "one patient are not independent; leaderboard_clustered, the naive normal "
+             "interval is in the tooltip; no whisker when every question is of one patient); "
+             "n: questions "
              "present / expected (⚠ partial: fewer than another run of the board). Bands: "
              "rank groups, runs not significantly different from their group's first run "
              "(Holm-adjusted paired sign test, docs/STATISTICS.md).</p>"]
@@ -598,7 +622,8 @@ def _paired_delta_section(data: ReportData, slugs: Slugs, display: dict[str, str
     parts = ['<section id="paired-delta"><h2>Agentic vs one-shot, paired, per group and task'
              '</h2><p class="note">Agentic minus one-shot on the questions both runs answered: '
              "dot = delta, whisker = 95% paired bootstrap interval; ⚠ = fewer than 30 shared "
-             "questions (mode_delta_paired).</p>"]
+             "questions; MDE = the minimum detectable effect (power 0.8, alpha 0.05), and "
+             f"“{NOT_DETECTABLE}” where |delta| is below it (mode_delta_paired).</p>"]
     if not data.paired_delta:
         parts.append('<p class="empty">No model has both modes.</p>')
     for (benchmark,), rows in _group(data.paired_delta, "benchmark").items():
@@ -706,6 +731,7 @@ svg .rank-band{fill:#f8fafc}svg .rank-band.alt{fill:#eef2ff}
 svg .rank-group-label{fill:#6366f1;font-size:11px}svg .group-label{font-size:11px;fill:#4b5563}
 svg .coverage{fill:#6b7280;font-size:11px}svg .low-coverage{fill:#b45309;font-weight:600}
 svg .small-n text,svg .small-n circle{opacity:.55}
+svg .mde{fill:#6b7280;font-size:11px}svg .not-detectable .mde{fill:#b45309}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px}
 """
 

@@ -32,5 +32,7 @@ def runs_to_recompute(con: duckdb.DuckDBPyConnection) -> None:
     load's (see _scope_tables), or every run when the step runs on its own (tests, tools)."""
     known = con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND "
                         "table_name = 'load_runs'").fetchall()[0][0]
-    if not known:
-        con.execute("CREATE TEMP TABLE load_runs AS SELECT run_id FROM runs")
+    known += con.execute("SELECT count(*) FROM duckdb_views() WHERE temporary AND "
+                         "view_name = 'load_runs'").fetchall()[0][0]
+    if not known:  # a view: later calls on this connection see the runs added since
+        con.execute("CREATE OR REPLACE TEMP VIEW load_runs AS SELECT run_id FROM runs")

@@ -11,7 +11,9 @@ WITH ordered AS (
     SELECT
         *,
         row_number() OVER family_by_p AS holm_rank,
-        count(*) OVER family AS family_size
+        count(*) OVER family AS family_size,
+        -- minimum detectable effect: alpha 0.05 two-sided, power 0.8 (z = 1.959964, 0.841621)
+        (1.959964 + 0.841621) * sd_diff / sqrt(n_shared) AS mde_80
     FROM paired_comparisons
     WINDOW
         family AS (PARTITION BY kind, benchmark, mode_a, mode_b, scope, task_group, task),
@@ -29,7 +31,12 @@ SELECT
         ORDER BY holm_rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     )) AS p_adjusted,
     family_size,
-    wins_a, wins_b, ties, n_resamples, seed
+    wins_a, wins_b, ties, n_resamples, seed,
+    correlation, sd_diff, se_diff_clustered, n_clusters, mde_80,
+    CASE WHEN abs(diff) > 1e-12
+        THEN CAST(ceil(power((1.959964 + 0.841621) * sd_diff / abs(diff), 2)) AS BIGINT)
+    END AS n_needed,
+    CASE WHEN abs(diff) <= 1e-12 THEN true ELSE abs(diff) < mde_80 END AS not_detectable
 FROM ordered;
 
 COMMENT ON VIEW paired_comparisons_adjusted IS 'paired_comparisons with p_adjusted: Holm step-down adjustment of p_value across the pairs of one family (kind, benchmark, mode_a, mode_b, scope, task_group, task), i.e. every pair of one board cell. One row per unordered pair (run_a < run_b for kind model).';
@@ -58,6 +65,13 @@ COMMENT ON COLUMN paired_comparisons_adjusted.wins_b IS 'Shared questions where 
 COMMENT ON COLUMN paired_comparisons_adjusted.ties IS 'Shared questions with equal scores.';
 COMMENT ON COLUMN paired_comparisons_adjusted.n_resamples IS 'Bootstrap resamples B.';
 COMMENT ON COLUMN paired_comparisons_adjusted.seed IS 'Seed of the resample weights.';
+COMMENT ON COLUMN paired_comparisons_adjusted.correlation IS 'Pearson correlation of the paired per-question scores; NULL when a side is constant.';
+COMMENT ON COLUMN paired_comparisons_adjusted.sd_diff IS 'Sample standard deviation of the per-question differences.';
+COMMENT ON COLUMN paired_comparisons_adjusted.se_diff_clustered IS 'Standard error of diff clustered by patient (Miller 2024, no small-sample correction).';
+COMMENT ON COLUMN paired_comparisons_adjusted.n_clusters IS 'Distinct patients among the shared questions; 1 makes se_diff_clustered 0 (degenerate).';
+COMMENT ON COLUMN paired_comparisons_adjusted.mde_80 IS 'Minimum detectable effect (alpha 0.05 two-sided, power 0.8): (1.959964 + 0.841621) sd_diff / sqrt(n_shared).';
+COMMENT ON COLUMN paired_comparisons_adjusted.n_needed IS 'Shared questions a true difference of |diff| would need for power 0.8 at alpha 0.05: ceil(((1.959964 + 0.841621) sd_diff / |diff|)^2); NULL when diff = 0 (|diff| <= 1e-12).';
+COMMENT ON COLUMN paired_comparisons_adjusted.not_detectable IS 'True when |diff| < mde_80 (or diff = 0): a difference this small is not detectable with this n.';
 
 -- Both orientations of a model pair: the stored row (a, b) and its mirror (b, a). The
 -- mirrored interval is exact: the quantiles of -x are minus the mirrored quantiles of x.
@@ -65,14 +79,16 @@ CREATE OR REPLACE VIEW model_comparison_cells AS
 SELECT
     benchmark, mode_a AS mode, scope, task_group, task, model_a, model_b, run_a, run_b,
     n_shared, score_a, score_b, diff, ci_low, ci_high, p_value, p_adjusted,
-    wins_a, wins_b, ties, family_size
+    wins_a, wins_b, ties, family_size,
+    correlation, sd_diff, se_diff_clustered, n_clusters, mde_80, n_needed, not_detectable
 FROM paired_comparisons_adjusted
 WHERE kind = 'model'
 UNION ALL
 SELECT
     benchmark, mode_a AS mode, scope, task_group, task, model_b, model_a, run_b, run_a,
     n_shared, score_b, score_a, -diff, -ci_high, -ci_low, p_value, p_adjusted,
-    wins_b, wins_a, ties, family_size
+    wins_b, wins_a, ties, family_size,
+    correlation, sd_diff, se_diff_clustered, n_clusters, mde_80, n_needed, not_detectable
 FROM paired_comparisons_adjusted
 WHERE kind = 'model';
 
@@ -98,13 +114,21 @@ COMMENT ON COLUMN model_comparison_cells.wins_a IS 'Shared questions where A sco
 COMMENT ON COLUMN model_comparison_cells.wins_b IS 'Shared questions where B scored higher.';
 COMMENT ON COLUMN model_comparison_cells.ties IS 'Shared questions with equal scores.';
 COMMENT ON COLUMN model_comparison_cells.family_size IS 'Unordered pairs of the board cell (Holm m).';
+COMMENT ON COLUMN model_comparison_cells.correlation IS 'Pearson correlation of the paired per-question scores of A and B; NULL when one of them scores every shared question the same.';
+COMMENT ON COLUMN model_comparison_cells.sd_diff IS 'Sample standard deviation (n - 1) of the per-question differences score_A - score_B.';
+COMMENT ON COLUMN model_comparison_cells.se_diff_clustered IS 'Standard error of diff clustered by patient: sqrt(sum over patients of (sum of their d_i - diff)^2) / n_shared (Miller 2024, no small-sample correction); 0 for one patient.';
+COMMENT ON COLUMN model_comparison_cells.n_clusters IS 'Distinct patients among the shared questions; 1 makes se_diff_clustered 0, a degenerate case.';
+COMMENT ON COLUMN model_comparison_cells.mde_80 IS 'Minimum detectable effect, alpha 0.05 two-sided and power 0.8: (1.959964 + 0.841621) sd_diff / sqrt(n_shared).';
+COMMENT ON COLUMN model_comparison_cells.n_needed IS 'Shared questions needed to detect a true difference of |diff| (power 0.8, alpha 0.05): ceil(((1.959964 + 0.841621) sd_diff / |diff|)^2); NULL when diff = 0.';
+COMMENT ON COLUMN model_comparison_cells.not_detectable IS 'True when |diff| < mde_80 or diff = 0: not detectable with this n.';
 
 CREATE OR REPLACE VIEW model_comparison AS
 SELECT
     benchmark, mode, model_a, model_b, n_shared, score_a, score_b, diff, ci_low, ci_high,
     p_value, p_adjusted, wins_a, wins_b, ties,
     p_adjusted < 0.05 AS significant,
-    run_a, run_b
+    run_a, run_b,
+    correlation, sd_diff, se_diff_clustered, n_clusters, mde_80, n_needed, not_detectable
 FROM model_comparison_cells
 WHERE scope = 'overall';
 
@@ -127,13 +151,21 @@ COMMENT ON COLUMN model_comparison.ties IS 'Shared questions with equal scores.'
 COMMENT ON COLUMN model_comparison.significant IS 'p_adjusted < 0.05.';
 COMMENT ON COLUMN model_comparison.run_a IS 'Run of model A.';
 COMMENT ON COLUMN model_comparison.run_b IS 'Run of model B.';
+COMMENT ON COLUMN model_comparison.correlation IS 'Pearson correlation of the paired per-question scores of A and B; NULL when one of them scores every shared question the same.';
+COMMENT ON COLUMN model_comparison.sd_diff IS 'Sample standard deviation (n - 1) of the per-question differences score_A - score_B.';
+COMMENT ON COLUMN model_comparison.se_diff_clustered IS 'Standard error of diff clustered by patient: sqrt(sum over patients of (sum of their d_i - diff)^2) / n_shared (Miller 2024, no small-sample correction); 0 for one patient.';
+COMMENT ON COLUMN model_comparison.n_clusters IS 'Distinct patients among the shared questions; 1 makes se_diff_clustered 0, a degenerate case.';
+COMMENT ON COLUMN model_comparison.mde_80 IS 'Minimum detectable effect, alpha 0.05 two-sided and power 0.8: (1.959964 + 0.841621) sd_diff / sqrt(n_shared).';
+COMMENT ON COLUMN model_comparison.n_needed IS 'Shared questions needed to detect a true difference of |diff| (power 0.8, alpha 0.05): ceil(((1.959964 + 0.841621) sd_diff / |diff|)^2); NULL when diff = 0.';
+COMMENT ON COLUMN model_comparison.not_detectable IS 'True when |diff| < mde_80 or diff = 0: not detectable with this n.';
 
 CREATE OR REPLACE VIEW model_comparison_by_group AS
 SELECT
     benchmark, mode, task_group, model_a, model_b, n_shared, score_a, score_b, diff,
     ci_low, ci_high, p_value, p_adjusted, wins_a, wins_b, ties,
     n_shared < 30 AS small_n,
-    run_a, run_b
+    run_a, run_b,
+    correlation, sd_diff, se_diff_clustered, n_clusters, mde_80, n_needed, not_detectable
 FROM model_comparison_cells
 WHERE scope = 'group';
 
@@ -157,17 +189,39 @@ COMMENT ON COLUMN model_comparison_by_group.ties IS 'Questions with equal scores
 COMMENT ON COLUMN model_comparison_by_group.small_n IS 'n_shared < 30: the interval and test are unreliable.';
 COMMENT ON COLUMN model_comparison_by_group.run_a IS 'Run of model A.';
 COMMENT ON COLUMN model_comparison_by_group.run_b IS 'Run of model B.';
+COMMENT ON COLUMN model_comparison_by_group.correlation IS 'Pearson correlation of the paired per-question scores of A and B; NULL when one of them scores every shared question the same.';
+COMMENT ON COLUMN model_comparison_by_group.sd_diff IS 'Sample standard deviation (n - 1) of the per-question differences score_A - score_B.';
+COMMENT ON COLUMN model_comparison_by_group.se_diff_clustered IS 'Standard error of diff clustered by patient: sqrt(sum over patients of (sum of their d_i - diff)^2) / n_shared (Miller 2024, no small-sample correction); 0 for one patient.';
+COMMENT ON COLUMN model_comparison_by_group.n_clusters IS 'Distinct patients among the shared questions; 1 makes se_diff_clustered 0, a degenerate case.';
+COMMENT ON COLUMN model_comparison_by_group.mde_80 IS 'Minimum detectable effect, alpha 0.05 two-sided and power 0.8: (1.959964 + 0.841621) sd_diff / sqrt(n_shared).';
+COMMENT ON COLUMN model_comparison_by_group.n_needed IS 'Shared questions needed to detect a true difference of |diff| (power 0.8, alpha 0.05): ceil(((1.959964 + 0.841621) sd_diff / |diff|)^2); NULL when diff = 0.';
+COMMENT ON COLUMN model_comparison_by_group.not_detectable IS 'True when |diff| < mde_80 or diff = 0: not detectable with this n.';
 
 CREATE OR REPLACE VIEW model_comparison_by_task AS
+WITH tasks AS (
+    -- The Benjamini-Hochberg family: the tasks of one pair of runs on one board.
+    SELECT
+        *,
+        row_number() OVER (PARTITION BY benchmark, mode, run_a, run_b
+                           ORDER BY p_value, task_group, task) AS bh_rank,
+        count(*) OVER (PARTITION BY benchmark, mode, run_a, run_b) AS bh_family
+    FROM model_comparison_cells
+    WHERE scope = 'task'
+)
 SELECT
     benchmark, mode, task_group, task, model_a, model_b, n_shared, score_a, score_b, diff,
     ci_low, ci_high, p_value, p_adjusted, wins_a, wins_b, ties,
     n_shared < 30 AS small_n,
-    run_a, run_b
-FROM model_comparison_cells
-WHERE scope = 'task';
+    run_a, run_b,
+    correlation, sd_diff, se_diff_clustered, n_clusters, mde_80, n_needed, not_detectable,
+    -- Step-up: the i-th smallest p times m / i, made monotone from the largest down, capped.
+    least(1.0, min(bh_family * p_value / bh_rank) OVER (
+        PARTITION BY benchmark, mode, run_a, run_b
+        ORDER BY bh_rank DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    )) AS p_bh
+FROM tasks;
 
-COMMENT ON VIEW model_comparison_by_task IS 'model_comparison per task: the same statistics on the shared questions of one task; Holm across the pairs of the board within the task. small_n flags cells with fewer than 30 shared questions.';
+COMMENT ON VIEW model_comparison_by_task IS 'model_comparison per task: the same statistics on the shared questions of one task; Holm across the pairs of the board within the task (p_adjusted), Benjamini-Hochberg across the tasks of the pair (p_bh). small_n flags cells with fewer than 30 shared questions.';
 COMMENT ON COLUMN model_comparison_by_task.benchmark IS 'Benchmark of the board.';
 COMMENT ON COLUMN model_comparison_by_task.mode IS 'Mode of the board.';
 COMMENT ON COLUMN model_comparison_by_task.task_group IS 'Task group of the task.';
@@ -188,6 +242,14 @@ COMMENT ON COLUMN model_comparison_by_task.ties IS 'Questions with equal scores.
 COMMENT ON COLUMN model_comparison_by_task.small_n IS 'n_shared < 30: the interval and test are unreliable.';
 COMMENT ON COLUMN model_comparison_by_task.run_a IS 'Run of model A.';
 COMMENT ON COLUMN model_comparison_by_task.run_b IS 'Run of model B.';
+COMMENT ON COLUMN model_comparison_by_task.correlation IS 'Pearson correlation of the paired per-question scores of A and B; NULL when one of them scores every shared question the same.';
+COMMENT ON COLUMN model_comparison_by_task.sd_diff IS 'Sample standard deviation (n - 1) of the per-question differences score_A - score_B.';
+COMMENT ON COLUMN model_comparison_by_task.se_diff_clustered IS 'Standard error of diff clustered by patient: sqrt(sum over patients of (sum of their d_i - diff)^2) / n_shared (Miller 2024, no small-sample correction); 0 for one patient.';
+COMMENT ON COLUMN model_comparison_by_task.n_clusters IS 'Distinct patients among the shared questions; 1 makes se_diff_clustered 0, a degenerate case.';
+COMMENT ON COLUMN model_comparison_by_task.mde_80 IS 'Minimum detectable effect, alpha 0.05 two-sided and power 0.8: (1.959964 + 0.841621) sd_diff / sqrt(n_shared).';
+COMMENT ON COLUMN model_comparison_by_task.n_needed IS 'Shared questions needed to detect a true difference of |diff| (power 0.8, alpha 0.05): ceil(((1.959964 + 0.841621) sd_diff / |diff|)^2); NULL when diff = 0.';
+COMMENT ON COLUMN model_comparison_by_task.not_detectable IS 'True when |diff| < mde_80 or diff = 0: not detectable with this n.';
+COMMENT ON COLUMN model_comparison_by_task.p_bh IS 'Benjamini-Hochberg adjusted p across the tasks of this pair of runs on the board (false discovery rate; beside p_adjusted, Holm across the pairs within the task): the i-th smallest of the m task p-values becomes min over j >= i of min(1, m p_(j) / j).';
 
 CREATE OR REPLACE VIEW mode_delta_paired AS
 SELECT
@@ -209,7 +271,8 @@ SELECT
     ties,
     n_shared < 30 AS small_n,
     run_a AS agentic_run,
-    run_b AS oneshot_run
+    run_b AS oneshot_run,
+    correlation, sd_diff, se_diff_clustered, n_clusters, mde_80, n_needed, not_detectable
 FROM paired_comparisons_adjusted
 WHERE kind = 'mode';
 
@@ -233,3 +296,10 @@ COMMENT ON COLUMN mode_delta_paired.ties IS 'Shared questions with equal scores.
 COMMENT ON COLUMN mode_delta_paired.small_n IS 'n_shared < 30: the interval and test are unreliable.';
 COMMENT ON COLUMN mode_delta_paired.agentic_run IS 'The agentic run.';
 COMMENT ON COLUMN mode_delta_paired.oneshot_run IS 'The one-shot run.';
+COMMENT ON COLUMN mode_delta_paired.correlation IS 'Pearson correlation of the paired per-question scores of the agentic and one-shot runs; NULL when one of them scores every shared question the same.';
+COMMENT ON COLUMN mode_delta_paired.sd_diff IS 'Sample standard deviation (n - 1) of the per-question differences agentic - one-shot.';
+COMMENT ON COLUMN mode_delta_paired.se_diff_clustered IS 'Standard error of diff clustered by patient: sqrt(sum over patients of (sum of their d_i - delta)^2) / n_shared (Miller 2024, no small-sample correction); 0 for one patient.';
+COMMENT ON COLUMN mode_delta_paired.n_clusters IS 'Distinct patients among the shared questions; 1 makes se_diff_clustered 0, a degenerate case.';
+COMMENT ON COLUMN mode_delta_paired.mde_80 IS 'Minimum detectable effect, alpha 0.05 two-sided and power 0.8: (1.959964 + 0.841621) sd_diff / sqrt(n_shared).';
+COMMENT ON COLUMN mode_delta_paired.n_needed IS 'Shared questions needed to detect a true difference of |delta| (power 0.8, alpha 0.05): ceil(((1.959964 + 0.841621) sd_diff / |delta|)^2); NULL when delta = 0.';
+COMMENT ON COLUMN mode_delta_paired.not_detectable IS 'True when |delta| < mde_80 or delta = 0: not detectable with this n.';

@@ -8,6 +8,9 @@ of the comparison:
   times, n_parsed_files); only the counts of the LAST row are compared.
 - `files.ingest_id` and `rejects.ingest_id`: the ingest that last PARSED the file, which is
   an earlier ingest for a cached file by design.
+- `leaderboard_history` carries the boards of every earlier ingest too: only the LAST
+  ingest's rows are compared, without its ids; `leaderboard_changes` (the last two ingests
+  compared) is left out.
 Every other column of every table and view must be equal. Floating-point numbers are compared
 to 12 significant digits (and |x| < 1e-12 counts as 0): a view's sum over DOUBLEs may add the
 same rows in another order (DuckDB aggregates in parallel), which changes the last bit, and
@@ -107,9 +110,15 @@ def snapshot(db: Path) -> dict[str, list[tuple]]:
         out: dict[str, list[tuple]] = {}
         for name in sorted(names):
             relation = con.table(name)
+            if name == "leaderboard_changes":
+                continue
             if name == "ingests":
                 relation = relation.order("started_at DESC").limit(1).select(
                     "n_files, n_results, n_rejects, root, options")
+            elif name == "leaderboard_history":
+                relation = relation.filter(
+                    "ingest_seq = (SELECT max(ingest_seq) FROM leaderboard_history)").select(
+                    "benchmark, mode, model, run_id, score, rank, n_questions")
             else:
                 keep = [c for c in relation.columns if c not in IGNORED_COLUMNS.get(name, ())]
                 relation = relation.select(*[duckdb.ColumnExpression(c) for c in keep])

@@ -122,7 +122,9 @@ def test_page_is_self_contained(report: dict[str, Any]) -> None:
 def test_leaderboard_charts_show_the_database_numbers(report: dict[str, Any],
                                                       demo_db: Path) -> None:
     doc: Elements = report["doc"]
-    want = _rows(demo_db, "SELECT benchmark, mode, model, score, ci_low, ci_high FROM leaderboard")
+    want = _rows(demo_db, "SELECT l.benchmark, l.mode, l.model, l.score, l.ci_low, l.ci_high, "
+                          "c.ci_low AS clustered_low, c.ci_high AS clustered_high "
+                          "FROM leaderboard AS l JOIN leaderboard_clustered AS c USING (run_id)")
     assert want, "the demo warehouse should have a leaderboard"
     boards = {(r["benchmark"], r["mode"]) for r in want}
     chart_ids = doc.svg_ids("leaderboard-chart")
@@ -139,8 +141,11 @@ def test_leaderboard_charts_show_the_database_numbers(report: dict[str, Any],
         for row in rows:
             bar = by_chart[chart][row["model"]]
             assert _close(bar["data-score"], row["score"]), (chart, row)
-            assert _close(bar["data-ci-low"], row["ci_low"]), (chart, row)
-            assert _close(bar["data-ci-high"], row["ci_high"]), (chart, row)
+            # the whisker: the interval clustered by patient; the naive one beside it
+            assert _close(bar["data-ci-low"], row["clustered_low"]), (chart, row)
+            assert _close(bar["data-ci-high"], row["clustered_high"]), (chart, row)
+            assert _close(bar["data-ci-naive-low"], row["ci_low"]), (chart, row)
+            assert _close(bar["data-ci-naive-high"], row["ci_high"]), (chart, row)
             # The drawn length is the score on a 0..1 axis.
             assert float(bar["width"] or 0) == pytest.approx(row["score"] * 400, abs=0.06)
 

@@ -16,6 +16,7 @@ from typing import Any
 import click
 import duckdb
 
+from etl.board_history import changes_since_last_ingest
 from etl.pipeline.errors import IngestError, Interrupted
 from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
@@ -174,6 +175,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
         summary_json.write_bytes(orjson.dumps(summary.to_json(), default=str,
                                               option=orjson.OPT_INDENT_2))
     _print_summary(summary, _same)
+    if not summary.unchanged:  # one line per board that moved since the previous ingest
+        for line in changes_since_last_ingest(db):
+            click.echo(line)
 
 
 def _same(line: str) -> str:

@@ -20,6 +20,7 @@ import duckdb
 import orjson
 
 from etl import __version__
+from etl.board_history import record_leaderboard_history
 from etl.extract import FileInfo, load_all
 from etl.pipeline.cache import (
     cache_root_for,
@@ -390,6 +391,12 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
         build_database(con, run.disc, run.staged, run.cache_root, ingest_row, history,
                        load_plan, post_load=derive_steps(load_plan.full),
                        redactions=redactions)
+        # The boards of earlier ingests: already in an updated copy; a cold build takes them
+        # from the file it replaces.
+        previous = run.db if load_plan.full and run.db.exists() else None
+        problem = record_leaderboard_history(con, previous, run.ingest_id)
+        if problem:
+            summary.warnings.append(problem)
         con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
                     [dt.datetime.now(dt.UTC).replace(tzinfo=None), run.ingest_id])
         summary.table_rows = _table_rows(con)

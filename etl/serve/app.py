@@ -37,6 +37,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from etl.api import OUTCOMES, WarehouseError
+from etl.board_history import change_lines
+from etl.comparison import detectability
 from etl.query import QueryFailed, QueryRefused, run_statements
 from etl.serve.live import LiveWarehouse, ServeWarehouse, out_of_memory_message
 
@@ -201,12 +203,16 @@ def page_home(wh: ServeWarehouse, request: Request) -> Page:
         board["n_runs"] += 1
         board["max_questions"] = max(board["max_questions"], row["n_questions"] or 0)
     boards = list(counts.values())
+    changes = wh.memo("changes")
     return Page("home.html", "Leaderboards", [HOME], {
         "boards": Table.of(boards,
                            benchmark=lambda r: url("/board", benchmark=r["benchmark"],
                                                    mode=r["mode"]),
                            mode=lambda r: url("/heatmap", benchmark=r["benchmark"],
-                                              mode=r["mode"]))})
+                                              mode=r["mode"]))},
+                # one line per board that moved since the previous ingest, as etl ingest says
+                {"changes": [line.strip() for line in change_lines(changes)]},
+                {"changes": changes})
 
 
 def page_board(wh: ServeWarehouse, request: Request) -> Page:
@@ -249,12 +255,15 @@ def page_board(wh: ServeWarehouse, request: Request) -> Page:
                      run_id=lambda r: url("/questions", run=r["run_id"]))
     table.note = note
     title = f"{benchmark} · {mode}"
+    # the default interval: clustered by patient (leaderboard_clustered)
+    intervals = wh.board("clustered", benchmark, mode)
     return Page("board.html", title, [HOME, (title, url("/board", benchmark=benchmark,
                                                         mode=mode))],
                 {"board": table},
                 {"benchmark": benchmark, "mode": mode, "scorer": scorer, "shared": shared,
-                 "scorers": scorers, "heatmap_url": heat,
-                 "runs": [(r["run_id"], r.get("display_name") or r["model"]) for r in rows]})
+                 "scorers": scorers, "heatmap_url": heat, "intervals": intervals,
+                 "runs": [(r["run_id"], r.get("display_name") or r["model"]) for r in rows]},
+                {"intervals": intervals})
 
 
 def page_heatmap(wh: ServeWarehouse, request: Request) -> Page:
@@ -466,7 +475,8 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
                 prediction_b=lambda r: (trajectory_url(comparison.run_b, r["qid"])
                                         if r["outcome"] != "only_a" else None))
             context.update(summary=comparison.summary, run_a=comparison.run_a,
-                           run_b=comparison.run_b)
+                           run_b=comparison.run_b,
+                           detectability=detectability(comparison.summary or {}))
             data.update(run_a=comparison.run_a, run_b=comparison.run_b,
                         summary=comparison.summary)
     return Page("compare.html", "Compare two runs",

@@ -24,7 +24,7 @@ def file_identity(path: Path) -> tuple[int, int, int, int]:
 
 
 MEMOS = ("ranked", "common", "by_task", "lineage", "archive_diff", "board_scorers", "coverage",
-         "reject_files")
+         "reject_files", "clustered", "changes")
 
 
 def out_of_memory_message(error: BaseException, resources: dict[str, Any] | None) -> str:

@@ -44,10 +44,9 @@ GROUP BY task_group, task, b;
 -- drew none of them. Rolled up from the per-task sums.
 CREATE OR REPLACE TEMP TABLE cmp_boot_wide AS
 SELECT
-    CASE grouping(task_group, task) WHEN 0 THEN 'task' WHEN 1 THEN 'group' ELSE 'overall' END
-        AS scope,
-    CASE WHEN grouping(task_group) = 1 THEN '' ELSE task_group END AS task_group,
-    CASE WHEN grouping(task) = 1 THEN '' ELSE task END AS task,
+    cmp_scope(grouping(task_group, task)) AS scope,
+    cmp_label(grouping(task_group), task_group) AS task_group,
+    cmp_label(grouping(task), task) AS task,
     b,
     CAST(sum(struct_extract(COLUMNS('^p[0-9]+$'), 'num')) AS DOUBLE) / 1099511627776.0
         / nullif(sum(struct_extract(COLUMNS('^p[0-9]+$'), 'den')), 0) AS "\0"

@@ -1,11 +1,23 @@
 -- Inputs of the paired comparisons (etl/comparison.py), as temp tables: the per-question
--- scores once (the view is costly), the pairs that have a run the load re-ranked
--- (load_runs), and the shared questions of each pair with the hash key of the question that
--- draws its bootstrap weights. Only the benchmarks of re-ranked runs are read.
+-- scores once (the view is costly) of the benchmarks with a run the load re-ranked
+-- (load_runs), the pairs that have such a run, and the shared questions of each pair with
+-- the hash key of the question that draws its bootstrap weights and its patient (cluster).
+-- The cell of a row of a GROUPING SETS ((.., task_group, task), (.., task_group), (..))
+-- aggregation, used by comparison_bootstrap.sql and comparison_finish.sql: its scope from
+-- grouping(task_group, task), and each label ('' where rolled up, so later joins are plain
+-- equality joins) from grouping(label), label.
+CREATE OR REPLACE TEMP MACRO cmp_scope(rolled_up) AS
+    CASE rolled_up WHEN 0 THEN 'task' WHEN 1 THEN 'group' ELSE 'overall' END;
+CREATE OR REPLACE TEMP MACRO cmp_label(rolled_up, label) AS
+    CASE WHEN rolled_up = 1 THEN '' ELSE label END;
+
 CREATE OR REPLACE TEMP TABLE cmp_question_scores AS
-SELECT run_id, benchmark, mode, model, qid, task, task_group, score
-FROM leaderboard_question_scores
-WHERE benchmark IN (SELECT benchmark FROM runs WHERE run_id IN (SELECT run_id FROM load_runs));
+SELECT s.run_id, s.benchmark, s.mode, s.model, s.qid, s.task, s.task_group, s.score, c.cluster
+FROM leaderboard_question_scores AS s
+-- the question's patient (view question_clusters), for the clustered standard error
+LEFT JOIN question_clusters AS c ON c.run_id = s.run_id AND c.qid = s.qid
+WHERE s.benchmark IN (SELECT benchmark FROM runs
+                      WHERE run_id IN (SELECT run_id FROM load_runs));
 
 CREATE OR REPLACE TEMP TABLE cmp_pairs AS
 WITH runs AS (SELECT DISTINCT run_id, benchmark, mode, model FROM cmp_question_scores),
@@ -41,7 +53,9 @@ SELECT
     -- d in fixed point (units of 2^-40): integer sums are exact in any order, so a rebuild
     -- gives bit-identical intervals however DuckDB splits the work between threads.
     CAST(round((a.score - b.score) * 1099511627776) AS BIGINT) AS d_fixed,
-    CAST('0x' || left(md5(CAST($seed AS VARCHAR) || ':' || a.qid), 8) AS UBIGINT) AS qkey
+    CAST('0x' || left(md5(CAST($seed AS VARCHAR) || ':' || a.qid), 8) AS UBIGINT) AS qkey,
+    -- run A's patient of the question, as the task labels are run A's
+    a.cluster
 FROM cmp_pairs AS p
 JOIN cmp_question_scores AS a ON a.run_id = p.run_a
 JOIN cmp_question_scores AS b ON b.run_id = p.run_b AND b.qid = a.qid;
