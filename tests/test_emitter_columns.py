@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from etl import stage
+from etl.pipeline import emitter as stage
 from etl.extract import FileInfo
 from etl.schema import staged_schema
 
