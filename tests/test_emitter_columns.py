@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from etl.pipeline import emitter as stage
 from etl.extract import FileInfo
+from etl.pipeline import emitter as stage
 from etl.schema import staged_schema
 
 COLUMNS = ["qid", "run_index", "rec_no", "msg_idx", "role", "content", "n_tool_calls"]
