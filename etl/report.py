@@ -9,7 +9,6 @@ air-gapped machines exactly as it was written. Every number comes from the views
 from __future__ import annotations
 
 import datetime as dt
-import html
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -21,6 +20,20 @@ import click
 import duckdb
 
 from etl import __version__
+from etl.charts import (
+    BAR_GAP,
+    BAR_HEIGHT,
+    BAR_LABEL_WIDTH,
+    BAR_PLOT_WIDTH,
+    NEGATIVE_COLOUR,
+    POSITIVE_COLOUR,
+    axis,
+    esc,
+    fmt_delta,
+    fmt_score,
+    leaderboard_chart,
+)
+from etl.glossary import board_marks, mixed_scorers_note, scorer_name
 
 # Small read-only selects from the public views (the numbers are computed in sql/).
 QUERIES: dict[str, str] = {
@@ -28,7 +41,8 @@ QUERIES: dict[str, str] = {
     "leaderboard": (
         "SELECT r.benchmark, r.mode, r.model, coalesce(r.display_name, r.model) AS "
         "display_name, r.n_questions, r.score, r.ci_low, r.ci_high, r.rank, r.split, "
-        "r.rank_group, r.present, r.expected, r.coverage, r.low_coverage, {scorer} AS scorer "
+        "r.rank_group, r.present, r.expected, r.coverage, r.low_coverage, {scorer} AS scorer, "
+        "r.run_id "
         "FROM leaderboard_ranked AS r JOIN leaderboard AS l ON l.run_id = r.run_id "
         "ORDER BY r.benchmark, r.mode, r.rank, r.model"
     ),
@@ -85,18 +99,10 @@ QUERIES: dict[str, str] = {
     ),
 }
 
-MODE_COLOURS = {"agentic": "#2563eb", "oneshot": "#d97706"}
-OTHER_COLOUR = "#6b7280"
-POSITIVE_COLOUR = "#059669"
-NEGATIVE_COLOUR = "#dc2626"
 # Heatmap scale: light (score 0) to dark blue (score 1).
 LOW_RGB = (239, 246, 255)
 HIGH_RGB = (30, 64, 175)
 
-BAR_LABEL_WIDTH = 170
-BAR_PLOT_WIDTH = 400
-BAR_HEIGHT = 18
-BAR_GAP = 8
 HEAT_CELL = 22
 HEAT_LABEL_WIDTH = 170
 HEAT_HEADER_MAX = 170
@@ -171,21 +177,8 @@ def load_report_data(db: Path) -> ReportData:
 # ---------------------------------------------------------------- small helpers
 
 
-def esc(value: Any) -> str:
-    """Text of a value, escaped for HTML and SVG (attributes included)."""
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-def fmt_score(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
-
-
 def fmt_number(value: float | None) -> str:
     return "–" if value is None else f"{value:.6g}"
-
-
-def fmt_delta(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.3f}"
 
 
 class Slugs:
@@ -221,85 +214,6 @@ def _group(rows: Iterable[dict[str, Any]], *keys: str) -> dict[tuple, list[dict[
 
 
 # ---------------------------------------------------------------- charts
-
-
-def _axis(x0: float, width: float, y_top: float, y_bottom: float,
-          ticks: Sequence[float], lo: float, hi: float, fmt: str = "{:.1f}") -> list[str]:
-    parts = []
-    for tick in ticks:
-        x = x0 + (tick - lo) / (hi - lo) * width
-        parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{y_top}" '
-                     f'y2="{y_bottom}"/>')
-        parts.append(f'<text class="tick" x="{x:.1f}" y="{y_bottom + 14}" '
-                     f'text-anchor="middle">{fmt.format(tick)}</text>')
-    return parts
-
-
-def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> str:
-    """Horizontal bars of score per model with a 95% interval whisker, best first."""
-    top = 8
-    height = top + len(rows) * (BAR_HEIGHT + BAR_GAP) + 24
-    width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 70
-    x0 = BAR_LABEL_WIDTH
-
-    def x(value: float) -> float:
-        return x0 + min(max(value, 0.0), 1.0) * BAR_PLOT_WIDTH
-
-    colour = MODE_COLOURS.get(mode, OTHER_COLOUR)
-    width += 120  # room for the coverage label
-    parts = [f'<svg id="{chart_id}" class="chart leaderboard-chart" role="img" '
-             f'viewBox="0 0 {width} {height}">',
-             f"<title>Leaderboard {esc(mode)}: score with 95% interval</title>"]
-    # Rank groups: a band behind each run of consecutive rows of one group.
-    bands: list[tuple[Any, int, int]] = []
-    for i, row in enumerate(rows):
-        group = row.get("rank_group")
-        if bands and bands[-1][0] == group:
-            bands[-1] = (group, bands[-1][1], i)
-        else:
-            bands.append((group, i, i))
-    for k, (group, first, last) in enumerate(bands):
-        y_band = top + first * (BAR_HEIGHT + BAR_GAP) - BAR_GAP / 2
-        h_band = (last - first + 1) * (BAR_HEIGHT + BAR_GAP)
-        parts.append(f'<rect class="rank-band{" alt" if k % 2 else ""}" x="0" '
-                     f'y="{y_band:.1f}" width="{width}" height="{h_band:.1f}" '
-                     f'data-rank-group="{esc(group)}"><title>rank group {esc(group)}: not '
-                     f"significantly different from the group's first run</title></rect>")
-        parts.append(f'<text class="rank-group-label" x="{width - 4}" '
-                     f'y="{y_band + 12:.1f}" text-anchor="end">group {esc(group)}</text>')
-    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, [i / 5 for i in range(6)], 0, 1)
-    for i, row in enumerate(rows):
-        y = top + i * (BAR_HEIGHT + BAR_GAP)
-        score = row["score"] or 0.0
-        covered = f"{row.get('present')}/{row.get('expected')}"
-        tip = (f"{row['display_name']} ({row['model']}): score {fmt_score(row['score'])}, "
-               f"95% CI [{fmt_score(row['ci_low'])}, {fmt_score(row['ci_high'])}], "
-               f"n = {row['n_questions']}, rank {row['rank']}, rank group "
-               f"{row.get('rank_group')}, coverage {covered}"
-               + (" (fewer questions than another run of this board)"
-                  if row.get("low_coverage") else ""))
-        parts.append(f'<g class="bar-row" data-model="{esc(row["model"])}">')
-        parts.append(f"<title>{esc(tip)}</title>")
-        parts.append(f'<text class="label" x="{x0 - 8}" y="{y + BAR_HEIGHT - 4}" '
-                     f'text-anchor="end">{esc(row["rank"])}. {esc(row["display_name"])}</text>')
-        parts.append(f'<rect class="bar" x="{x0}" y="{y}" width="{x(score) - x0:.1f}" '
-                     f'height="{BAR_HEIGHT}" fill="{colour}" data-model="{esc(row["model"])}" '
-                     f'data-score="{esc(row["score"])}" data-ci-low="{esc(row["ci_low"])}" '
-                     f'data-ci-high="{esc(row["ci_high"])}"/>')
-        if row["ci_low"] is not None and row["ci_high"] is not None:
-            lo, hi, mid = x(row["ci_low"]), x(row["ci_high"]), y + BAR_HEIGHT / 2
-            parts.append(
-                f'<path class="ci" d="M{lo:.1f},{mid - 5}V{mid + 5}M{lo:.1f},{mid}H{hi:.1f}'
-                f'M{hi:.1f},{mid - 5}V{mid + 5}"/>')
-        label_x = x(max(score, row["ci_high"] or 0.0)) + 6
-        flag = " ⚠ partial" if row.get("low_coverage") else ""
-        parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}">'
-                     f'{fmt_score(row["score"])}<tspan class="coverage'
-                     f'{" low-coverage" if flag else ""}" dx="6">n {esc(covered)}{flag}</tspan>'
-                     "</text>")
-        parts.append("</g>")
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def heatmap_chart(rows: list[dict[str, Any]], chart_id: str,
@@ -373,7 +287,7 @@ def delta_chart(rows: list[dict[str, Any]], chart_id: str, display: dict[str, st
     parts = [f'<svg id="{chart_id}" class="chart delta-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
              "<title>Agentic minus one-shot score per model</title>"]
-    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
+    parts += axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
     for i, row in enumerate(rows):
         y = top + i * (BAR_HEIGHT + BAR_GAP)
         name = display.get(row["model"], row["model"])
@@ -425,7 +339,7 @@ def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
     parts = [f'<svg id="{chart_id}" class="chart paired-delta-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
              "<title>Agentic minus one-shot per cell with 95% paired interval</title>"]
-    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
+    parts += axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
     for i, row in enumerate(rows):
         y = top + i * row_height + row_height / 2
         name = display.get(row["model"], row["model"])
@@ -472,7 +386,7 @@ def error_class_chart(rows: list[dict[str, Any]], chart_id: str,
     parts = [f'<svg id="{chart_id}" class="chart error-class-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
              "<title>Share of results per error class</title>"]
-    parts += _axis(label_width, BAR_PLOT_WIDTH, top - 4, height - 22,
+    parts += axis(label_width, BAR_PLOT_WIDTH, top - 4, height - 22,
                    [i / 5 for i in range(6)], 0, 1)
     for i, ((benchmark, mode, model), run_rows) in enumerate(runs.items()):
         y = top + i * (BAR_HEIGHT + BAR_GAP)
@@ -527,23 +441,30 @@ def _leaderboard_section(data: ReportData, slugs: Slugs) -> str:
                 "leaderboard rows: no current run of a full split has scores.</p></section>")
     parts = ['<section id="leaderboards"><h2>Leaderboards</h2>',
              '<p class="note">Current (not archived) runs of full splits. Score: mean over '
-             "questions of the per-question score (set F1, or the authors' unified score "
-             "for mm_bench); whiskers: 95% normal-approximation interval; n: questions "
-             "present / expected (⚠ partial: fewer than another run of the board). Bands: "
-             "rank groups, runs not significantly different from their group's first run "
-             "(Holm-adjusted paired sign test, docs/STATISTICS.md).</p>"]
+             "questions of the per-question score made by the scorer named above each chart "
+             "(the benchmark authors' own scorers: their text scorer for the text "
+             "benchmarks, their per-question multimodal scores for mm_bench); whiskers: 95% "
+             "normal-approximation interval; n: questions present / expected; ⚠ fewer: "
+             "fewer questions than another run of the board, so its score is over another "
+             "question set; ≠ scorer: scored by another scorer than the rest of the board. "
+             "Bands: rank groups, runs not significantly different from their group's first "
+             "run (Holm-adjusted paired sign test, docs/STATISTICS.md).</p>"]
     # One row per benchmark, its modes side by side, so the two modes read against each other.
     for (benchmark,), bench_rows in _group(data.leaderboard, "benchmark").items():
         parts.append('<div class="grid">')
         for (mode,), rows in _group(bench_rows, "mode").items():
             chart_id = slugs.make("leaderboard", benchmark, mode)
             splits = ", ".join(sorted({str(r["split"]) for r in rows}))
-            scorers = ", ".join(sorted({str(r.get("scorer")) for r in rows}))
+            scorers = ", ".join(f"{scorer_name(s)} ({s})"
+                                for s in sorted({str(r.get("scorer")) for r in rows}))
+            mixed = mixed_scorers_note(rows, "scorer")
+            chart = leaderboard_chart(rows, chart_id, str(mode), board_marks(rows, "scorer"))
             parts.append(f'<figure><figcaption><span class="mode {esc(mode)}">{esc(mode)}'
                          f"</span> {esc(benchmark)} <small>({esc(splits)}, {len(rows)} models, "
-                         f'scorer <span class="scorer">{esc(scorers)}</span>)'
-                         f"</small></figcaption>{leaderboard_chart(rows, chart_id, str(mode))}"
-                         "</figure>")
+                         f'scored by <span class="scorer">{esc(scorers)}</span>)'
+                         f"</small></figcaption>{chart}"
+                         + (f'<p class="note mixed-scorers">⚠ {esc(mixed)}</p>' if mixed
+                            else "") + "</figure>")
         parts.append("</div>")
     parts.append("</section>")
     return "".join(parts)
@@ -705,6 +626,7 @@ th{background:#f3f4f6}
 svg .rank-band{fill:#f8fafc}svg .rank-band.alt{fill:#eef2ff}
 svg .rank-group-label{fill:#6366f1;font-size:11px}svg .group-label{font-size:11px;fill:#4b5563}
 svg .coverage{fill:#6b7280;font-size:11px}svg .low-coverage{fill:#b45309;font-weight:600}
+svg .other-scorer{fill:#b45309;font-size:11px;font-weight:600}.mixed-scorers{color:#b45309}
 svg .small-n text,svg .small-n circle{opacity:.55}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px}
 """
