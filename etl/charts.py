@@ -128,7 +128,7 @@ def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
                 f'M{hi:.1f},{mid - 5}V{mid + 5}"/>')
         label_x = x(max(score, row["ci_high"] or 0.0)) + 6
         fewer = row.get("low_coverage")
-        other = any(w.startswith("scored by") for w in warnings)
+        other = any(w.startswith("other scorer") for w in warnings)
         parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}">'
                      f'{fmt_score(row["score"])}<tspan class="coverage'
                      f'{" low-coverage" if fewer else ""}" dx="6">n {esc(covered)}'

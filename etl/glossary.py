@@ -85,11 +85,9 @@ def board_marks(rows: list[Mapping[str, Any]], column: str = "score_source"
     for row in rows:
         out = []
         if row.get("low_coverage"):
-            out.append(f"fewer questions than another run of this board "
-                       f"({row.get('present')} against {most})")
+            out.append(f"fewer questions than another run ({row.get('present')} of {most})")
         if row.get(column) is not None and usual is not None and row[column] != usual:
-            out.append(f"scored by the {scorer_name(row[column])} ({row[column]}), not the "
-                       f"{scorer_name(usual)} ({usual}) like the rest of this board")
+            out.append(f"other scorer: {row[column]}, the board's is {usual}")
         marks[row["run_id"]] = out
     return marks
 
