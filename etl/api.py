@@ -27,7 +27,13 @@ OUTCOMES = ("a_better", "b_better", "tie", "only_a", "only_b")
 
 
 class WarehouseError(Exception):
-    """A request the warehouse cannot answer as asked (an unknown or ambiguous run name)."""
+    """A request the warehouse cannot answer as asked (an unknown or ambiguous run name).
+    candidates: the run ids an ambiguous name could mean (empty otherwise), so that a caller
+    can offer them (the explorer links each one)."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.candidates = candidates
 
 
 def query_text(name: str) -> str:
@@ -148,7 +154,8 @@ class Warehouse:
         if len(rows) > 1:
             listed = ", ".join(row[0] for row in rows)
             raise WarehouseError(f"{name!r} matches {len(rows)} leaderboard runs ({listed}); "
-                                 "give --benchmark and --mode, or a run id")
+                                 "name the benchmark and mode, or give a run id",
+                                 tuple(row[0] for row in rows))
         return rows[0][0]
 
     def comparison(self, a: str, b: str, benchmark: str | None = None,
