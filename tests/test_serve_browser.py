@@ -81,7 +81,9 @@ def test_click_from_leaderboard_to_trajectory(browser: object, demo_db: Path) ->
         _shot(page, "2-board")
         page.click("#heatmap-link")
         cell = page.locator(f"#heatmap a[data-run='{run['run_id']}'][data-task='{run['task']}']")
-        assert cell.inner_text() == f"{run['score']:.4f}"
+        # the cell shows the score x 100 rounded; its title the score to 3 decimals
+        assert cell.inner_text() == f"{run['score'] * 100:.0f}"
+        assert f"{run['score']:.3f} over" in cell.get_attribute("title")
         _shot(page, "3-heatmap")
         cell.click()
         questions = _rows(demo_db, "SELECT qid FROM results WHERE run_id = ? AND task = ? "

@@ -24,7 +24,7 @@ pytest.importorskip("starlette")
 
 from etl.serve import bench  # noqa: E402 - needs the serve extra
 
-ROW_RE = re.compile(r"<tr><td>(\d+)</td></tr>")
+ROW_RE = re.compile(r"<tr><td class=\"num\"><span>(\d+)</span></td></tr>")
 
 
 

@@ -3,9 +3,9 @@ calls both made sit on one row and a call only one of them made faces a gap, and
 row where they part marked (the explorer's /diff page).
 
 Two calls are the same step when they call the same tool with the same arguments (JSON
-arguments compared as parsed, so key order and spacing do not count). The alignment is the
-longest common subsequence of the two step lists (difflib), so two runs that part and meet
-again line up again."""
+arguments compared as parsed, so key order and spacing do not count). The alignment pairs a
+longest common subsequence of the two step lists, so two runs that part and meet again line
+up again, and the rows before the first difference are exactly their common start."""
 
 from __future__ import annotations
 
@@ -47,22 +47,68 @@ class DiffRow:
         return out
 
 
+# Past this many cells (steps of A x steps of B between their common start and end) the
+# exact alignment would cost too much for a page; difflib's longest-block matching, close
+# to it, is used instead.
+EXACT_CELLS = 250_000
+
+
+def _pairs(keys_a: list[tuple[str, str]], keys_b: list[tuple[str, str]]
+           ) -> list[tuple[int, int]]:
+    """Index pairs (i, j) of a longest common subsequence of the two key lists."""
+    n, m = len(keys_a), len(keys_b)
+    if n * m > EXACT_CELLS:
+        matcher = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
+        return [(blk.a + k, blk.b + k) for blk in matcher.get_matching_blocks()
+                for k in range(blk.size)]
+    # longest[i][j]: length of an LCS of keys_a[i:] and keys_b[j:]
+    longest = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below = longest[i], longest[i + 1]
+        for j in range(m - 1, -1, -1):
+            row[j] = (below[j + 1] + 1 if keys_a[i] == keys_b[j]
+                      else max(below[j], row[j + 1]))
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if keys_a[i] == keys_b[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif longest[i + 1][j] >= longest[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
 def align_steps(a: list[Step], b: list[Step]) -> list[DiffRow]:
-    """The steps of a and b on aligned rows (every step of each side, in its order)."""
+    """The steps of a and b on aligned rows (every step of each side, in its order): the
+    common start and end of the two lists, and between them a longest common subsequence
+    of calls, paired; the calls between two pairs face each other as changed while both
+    sides have one, then face a gap."""
     keys_a, keys_b = [step_key(s) for s in a], [step_key(s) for s in b]
+    start = 0
+    while start < min(len(a), len(b)) and keys_a[start] == keys_b[start]:
+        start += 1
+    end = 0
+    while (end < min(len(a), len(b)) - start
+           and keys_a[len(a) - 1 - end] == keys_b[len(b) - 1 - end]):
+        end += 1
+    middle = _pairs(keys_a[start:len(a) - end], keys_b[start:len(b) - end])
+    pairs = ([(k, k) for k in range(start)] + [(i + start, j + start) for i, j in middle]
+             + [(len(a) - end + k, len(b) - end + k) for k in range(end)])
     rows: list[DiffRow] = []
-    matcher = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            for x, y in zip(a[i1:i2], b[j1:j2], strict=True):
-                same = bool(x.get("is_error")) == bool(y.get("is_error"))
-                rows.append(DiffRow("same" if same else "changed", x, y))
-            continue
-        left, right = a[i1:i2], b[j1:j2]
+    i = j = 0
+    for pi, pj in [*pairs, (len(a), len(b))]:
+        left, right = a[i:pi], b[j:pj]
         for k in range(max(len(left), len(right))):
             x = left[k] if k < len(left) else None
             y = right[k] if k < len(right) else None
             rows.append(DiffRow("changed" if x and y else "only_a" if x else "only_b", x, y))
+        if pi < len(a) and pj < len(b):
+            x, y = a[pi], b[pj]
+            same = bool(x.get("is_error")) == bool(y.get("is_error"))
+            rows.append(DiffRow("same" if same else "changed", x, y))
+        i, j = pi + 1, pj + 1
     return rows
 
 
