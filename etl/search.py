@@ -12,6 +12,7 @@ mean themselves). The search reads the text as it is stored (no index: docs/SERV
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,14 +97,23 @@ def has_case(phrase: str) -> bool:
 
 def sql_params(query: SearchQuery, runs: list[str], context: int = CONTEXT_CHARS
                ) -> dict[str, Any]:
-    """The bound parameters of sql/queries/search.sql for a checked query."""
+    """The bound parameters of sql/queries/search.sql for a checked query, every part of
+    it: the messages whole (set part, lo and hi to scan one part)."""
     literal = literal_pattern(query.phrase)
     exact = query.match_case or not has_case(query.phrase)
     flags = "s" if exact else "is"
     return {"runs": runs, "task": query.task, "role": query.role, "case": exact,
             "phrase": query.phrase, "pattern": f"(?i){literal}",
             "prefix_pattern": f"(?{flags})^(.*?)({literal})", "context": context,
-            "limit": query.limit + 1, "offset": query.offset}
+            "limit": query.offset + query.limit + 1, "offset": 0,
+            "part": "messages", "lo": 0, "hi": ALL_ROWS}
+
+
+ALL_ROWS = 2**62
+# The messages are scanned in this many parts at once, each on its own connection and
+# thread (DuckDB runs each query on the thread that asked): the reading and matching of the
+# text is nearly all of a search's cost, and it divides (docs/SERVE.md, "Search").
+PARTS = 2
 
 
 def _rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -112,9 +122,11 @@ def _rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def run_search(con: duckdb.DuckDBPyConnection, query: SearchQuery,
-               sql: dict[str, str]) -> SearchResult:
+               sql: dict[str, str], parts: int = PARTS) -> SearchResult:
     """One page of matches of query on a warehouse connection. sql: the text of
-    sql/queries/search_runs.sql and search.sql (keys runs, search)."""
+    sql/queries/search_runs.sql and search.sql (keys runs, search). The messages are read
+    in `parts` row ranges at once (a cursor each), then the call arguments; the matches keep
+    the storage order of one scan."""
     query = query.checked()
     runs = [r["run_id"] for r in _rows(con.execute(sql["runs"], {
         "benchmark": query.benchmark, "mode": query.mode, "model": query.model,
@@ -122,7 +134,36 @@ def run_search(con: duckdb.DuckDBPyConnection, query: SearchQuery,
     result = SearchResult(query, n_runs=len(runs))
     if not runs:
         return result
-    hits = _rows(con.execute(sql["search"], sql_params(query, runs)))
+    base = sql_params(query, runs)
+    n_messages = con.execute("SELECT count(*) FROM messages").fetchone()[0]
+    step = -(-n_messages // max(1, parts)) or 1
+    scans = [{**base, "lo": k * step, "hi": (k + 1) * step if k < parts - 1 else ALL_ROWS}
+             for k in range(max(1, parts))] + [{**base, "part": "arguments"}]
+
+    wanted = query.offset + query.limit + 1
+    cursors = [con.cursor() for _ in scans]
+
+    def scan(k: int) -> list[dict[str, Any]]:
+        try:
+            return _rows(cursors[k].execute(sql["search"], scans[k]))
+        except duckdb.InterruptException:
+            return []  # an earlier part found enough: this one was stopped
+
+    hits: list[dict[str, Any]] = []
+    try:
+        with ThreadPoolExecutor(len(scans) - 1) as pool:
+            running = [pool.submit(scan, k) for k in range(len(scans) - 1)]
+            for k, future in enumerate(running):
+                hits += future.result()
+                if len(hits) >= wanted:  # the later parts come after: stop them
+                    for later in cursors[k + 1:len(running)]:
+                        later.interrupt()
+        if len(hits) < wanted:  # the arguments come after every message
+            hits += scan(len(scans) - 1)
+    finally:
+        for cursor in cursors:
+            cursor.close()
+    hits = hits[query.offset:wanted]
     names = dict(con.execute("SELECT model, display_name FROM models").fetchall())
     for hit in hits:
         hit["display_name"] = names.get(hit["model"]) or hit["model"]

@@ -1,15 +1,17 @@
 -- Phrase search over what was said in the trajectories: message content (tool results are
--- the content of tool messages), reasoning, and tool-call arguments. No index: one scan of
--- messages (content and reasoning together) and one of tool_calls read and match the text
--- as it streams, and stop once $limit + $offset matches are found (docs/SERVE.md, "Search",
--- has the measurements behind that choice). Parameters, all bound:
+-- the content of tool messages), reasoning, and tool-call arguments. No index: a scan of
+-- messages (content and reasoning together) or of tool_calls reads and matches the text as
+-- it streams, and stops once $limit + $offset matches are found (docs/SERVE.md, "Search",
+-- has the measurements behind that choice). One part per run of the query, so that the
+-- caller can scan parts at once (etl/search.py): $part 'messages' with the rows
+-- $lo <= rowid < $hi of messages, or 'arguments'. Parameters, all bound:
 --   $runs     the run ids to look in (search_runs.sql)
 --   $task, $role  NULL, or a task / a message role (arguments count as the assistant's)
 --   $case     true: $phrase as typed (contains); false: $pattern, the phrase as an RE2
 --             literal after (?i): case-insensitive, Unicode case folding
 --   $prefix_pattern  (?s)^(.*?)(phrase): group 1 is the text before the first match
--- Matches come in storage order (run by run as loaded), messages first, then arguments; a
--- message whose content and reasoning both match is listed once, for its content. Each
+-- Matches come in storage order (run by run as loaded); a message whose content and
+-- reasoning both match is listed once, for its content. Each
 -- row: where the match is, the position of its first match in characters (match_at), the
 -- matched text and up to $context characters either side.
 WITH scope AS (
@@ -23,7 +25,8 @@ hits AS (
                 THEN 'content' ELSE 'reasoning' END AS field,
            CASE WHEN field = 'content' THEN m.content ELSE m.reasoning END AS text
     FROM messages AS m
-    WHERE m.run_id IN (SELECT run_id FROM scope)
+    WHERE $part = 'messages' AND m.rowid >= $lo AND m.rowid < $hi
+        AND m.run_id IN (SELECT run_id FROM scope)
         AND ($role IS NULL OR m.role = $role)
         AND ($task IS NULL OR EXISTS (
             SELECT 1 FROM results AS r
@@ -36,7 +39,7 @@ hits AS (
     SELECT c.run_id, c.qid, c.run_index, c.msg_idx, c.call_idx, 'assistant', 'arguments',
            c.arguments
     FROM tool_calls AS c
-    WHERE c.run_id IN (SELECT run_id FROM scope)
+    WHERE $part = 'arguments' AND c.run_id IN (SELECT run_id FROM scope)
         AND ($role IS NULL OR $role = 'assistant')
         AND ($task IS NULL OR EXISTS (
             SELECT 1 FROM results AS r
