@@ -62,6 +62,19 @@ def axis(x0: float, width: float, y_top: float, y_bottom: float,
     return parts
 
 
+def delta_dot(cx: float, cy: float, delta: float | None) -> str:
+    """A dot at a difference, green when it is at least 0, red below (nothing for None)."""
+    if delta is None:
+        return ""
+    colour = POSITIVE_COLOUR if delta >= 0 else NEGATIVE_COLOUR
+    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="{colour}"/>'
+
+
+def zero_line(x: float, y_top: float, y_bottom: float) -> str:
+    """The vertical line at 0 of a chart of differences."""
+    return f'<line class="zero" x1="{x:.1f}" x2="{x:.1f}" y1="{y_top}" y2="{y_bottom}"/>'
+
+
 def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
                       marks: Mapping[str, list[str]] | None = None,
                       link: Callable[[Row], str | None] | None = None) -> str:
@@ -199,13 +212,9 @@ def comparison_chart(groups: Sequence[Row], chart_id: str, label_a: str, label_b
             parts.append(f'<path class="ci" d="M{dx(g["ci_low"]):.1f},{y + 11}'
                          f'H{dx(g["ci_high"]):.1f}"/>')
         if g.get("diff") is not None:
-            colour = POSITIVE_COLOUR if g["diff"] >= 0 else NEGATIVE_COLOUR
-            parts.append(f'<circle cx="{dx(g["diff"]):.1f}" cy="{y + 11}" r="4" '
-                         f'fill="{colour}"/>')
+            parts.append(delta_dot(dx(g["diff"]), y + 11, g["diff"]))
         parts.append(f'<text class="value" x="{d0 + delta_w + 8}" y="{y + 15}">'
                      f"{fmt_delta(g.get('diff'))}{' ⚠' if small else ''}</text></g>")
-    zero = dx(0.0)
-    parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
-                 f'y2="{height - 22}"/>')
+    parts.append(zero_line(dx(0.0), top - 4, height - 22))
     parts.append("</svg>")
     return "".join(parts)

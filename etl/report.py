@@ -28,10 +28,12 @@ from etl.charts import (
     NEGATIVE_COLOUR,
     POSITIVE_COLOUR,
     axis,
+    delta_dot,
     esc,
     fmt_delta,
     fmt_score,
     leaderboard_chart,
+    zero_line,
 )
 from etl.glossary import board_marks, mixed_scorers_note, scorer_name
 
@@ -311,9 +313,7 @@ def delta_chart(rows: list[dict[str, Any]], chart_id: str, display: dict[str, st
             parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}" '
                          f'text-anchor="{anchor}">{fmt_delta(delta)}</text>')
         parts.append("</g>")
-    zero = x(0.0)
-    parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
-                 f'y2="{height - 22}"/>')
+    parts.append(zero_line(x(0.0), top - 4, height - 22))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -358,15 +358,11 @@ def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
             parts.append(f'<path class="ci" d="M{x(row["ci_low"]):.1f},{y:.1f}'
                          f'H{x(row["ci_high"]):.1f}"/>')
         if row["delta"] is not None:
-            colour = POSITIVE_COLOUR if row["delta"] >= 0 else NEGATIVE_COLOUR
-            parts.append(f'<circle cx="{x(row["delta"]):.1f}" cy="{y:.1f}" r="4" '
-                         f'fill="{colour}"/>')
+            parts.append(delta_dot(x(row["delta"]), y, row["delta"]))
         parts.append(f'<text class="value" x="{x0 + BAR_PLOT_WIDTH + 8}" y="{y + 4:.1f}">'
                      f"{fmt_delta(row['delta'])} n={esc(row['n_shared'])}"
                      f"{' ⚠' if row['small_n'] else ''}</text></g>")
-    zero = x(0.0)
-    parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
-                 f'y2="{height - 22}"/>')
+    parts.append(zero_line(x(0.0), top - 4, height - 22))
     parts.append("</svg>")
     return "".join(parts)
 

@@ -20,13 +20,12 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 
 from tests.explorer_tree import EIGHTH_MODEL, PLANTED, PLANTED_DEEP
+from tests.serving import CHROMIUM, chromium, running_server
 from tests.serving import query_rows as _rows
-from tests.serving import running_server
 
 pytest.importorskip("starlette")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "build" / "explorer-screenshots"
 DOCS = ROOT / "docs"
@@ -56,11 +55,8 @@ def _shot(page: object, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                              args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.serving import CHROMIUM, chromium, running_server
 from tests.serving import query_rows as _rows
-from tests.serving import running_server
 
 pytest.importorskip("starlette")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parent.parent / "build" / "serve-screenshots"
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
 
@@ -31,11 +30,8 @@ PAYLOAD = '<script>alert("{0}")</script><img src=x onerror=alert("{0}")>'
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                              args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 class Watched:
