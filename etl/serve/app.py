@@ -93,14 +93,14 @@ class Cell:
 # drawn on one line. Every other string column is free text.
 ID_COLUMNS = frozenset({
     "run_id", "archived_run_id", "superseded_by_run_id", "current_run_id", "run_a", "run_b",
-    "path", "source_path", "real_path", "archive_name", "file_id"})
+    "path", "source_path", "real_path", "file_id"})
 NAME_COLUMNS = frozenset({
     "model", "display_name", "model_a", "model_b", "scorer", "score_source", "task",
     "task_group", "qid", "status", "outcome", "change", "benchmark", "mode", "split", "role",
     "tool", "relation", "match_kind", "reason", "parsed_by", "error_class", "error_class_a",
     "error_class_b", "status_a", "status_b", "prediction_source", "prediction_source_a",
     "prediction_source_b", "severity", "archived_status", "current_status", "stop_reason",
-    "route", "field", "kind", "mode_source", "model_source", "model_alias"})
+    "route", "field", "kind", "mode_source", "model_source", "model_alias", "archive_name"})
 ID_CHARS = 32
 
 
@@ -455,6 +455,10 @@ def page_questions(wh: ServeWarehouse, request: Request) -> Page:
     table = Table.of(
         rows, qid=lambda r: url("/question", benchmark=bench, qid=r["qid"]),
         prediction=lambda r: trajectory_url(run_id, r["qid"], r["first_run_index"]))
+    table.html_columns = ["qid", "task", "score", "status", "prediction", "gold", "n_runs",
+                          "n_tool_calls"]
+    table.headers = {"n_runs": "attempts", "n_tool_calls": "tool calls",
+                     "prediction": "answer (first attempt)"}
     return Page("questions.html", f"{run.get('display_name') or run_id}"
                 + (f" · {task}" if task else ""), crumbs, {"questions": table},
                 {"run": run, "task": task})
@@ -773,17 +777,34 @@ def page_diff(wh: ServeWarehouse, request: Request) -> Page:
                 {"a": a, "b": b, "first_difference": first})
 
 
+LINEAGE_HEADERS = {"archive_name": "archive", "superseded_by_run_id": "superseded by",
+                   "n_archived_results": "results", "n_shared": "shared", "n_fixed": "fixed",
+                   "n_broke": "broke", "n_improved": "improved", "n_regressed": "regressed",
+                   "n_changed": "changed", "n_same": "same", "n_only_archived": "only before",
+                   "n_only_current": "only after", "match_kind": "matched by"}
+
+
 def page_lineage(wh: ServeWarehouse, request: Request) -> Page:
     rows = wh.memo("lineage")
+    table = Table.of(
+        rows, archive_name=lambda r: url("/lineage/diff", archived=r["archived_run_id"]),
+        superseded_by_run_id=lambda r: (url("/questions", run=r["superseded_by_run_id"])
+                                        if r["superseded_by_run_id"] else None))
+    table.html_columns = ["archive_name", "relation", "superseded_by_run_id", "match_kind",
+                          "reason", "model", "mode", "n_archived_results", "n_shared",
+                          "n_fixed", "n_broke", "n_improved", "n_regressed", "n_changed",
+                          "n_same", "n_only_archived", "n_only_current"]
+    table.headers = LINEAGE_HEADERS
     return Page("table.html", "Archive lineage", [HOME, ("Archive lineage", "/lineage")],
-                {"lineage": Table.of(
-                    rows, archived_run_id=lambda r: url("/lineage/diff",
-                                                        archived=r["archived_run_id"]),
-                    superseded_by_run_id=lambda r: (url("/questions",
-                                                        run=r["superseded_by_run_id"])
-                                                    if r["superseded_by_run_id"] else None))},
+                {"lineage": table},
                 {"intro": "Which archived run was superseded by which current run, how it "
-                          "was matched, and how the answers changed (archive_lineage)."})
+                          "was matched, and how the answers changed, question by question "
+                          "(archive_lineage). Fixed: it now succeeds and scores higher; "
+                          "broke: it no longer succeeds and scores lower; improved / "
+                          "regressed: the score (set F1) went up / down otherwise; changed: "
+                          "another difference (a status that changed at the same score, "
+                          "another answer scoring the same). Click an archive for its "
+                          "questions."})
 
 
 def page_lineage_diff(wh: ServeWarehouse, request: Request) -> Page:
@@ -792,20 +813,31 @@ def page_lineage_diff(wh: ServeWarehouse, request: Request) -> Page:
     lineage = [r for r in wh.memo("lineage") if r["archived_run_id"] == archived]
     if not lineage:
         raise NotFound(f"no archived run {archived!r}")
+    diff = Table.of(
+        rows,
+        archived_prediction=lambda r: (trajectory_url(archived, r["qid"], r["run_index"])
+                                       if r["archived_status"] is not None else None),
+        current_prediction=lambda r: (trajectory_url(r["current_run_id"], r["qid"],
+                                                     r["run_index"])
+                                      if r["current_status"] is not None else None))
+    diff.html_columns = ["qid", "run_index", "task", "change", "archived_status",
+                         "current_status", "archived_f1", "current_f1", "archived_prediction",
+                         "current_prediction"]
+    diff.headers = {"run_index": "attempt", "archived_status": "status before",
+                    "current_status": "status after", "archived_f1": "F1 before",
+                    "current_f1": "F1 after", "archived_prediction": "answer before",
+                    "current_prediction": "answer after"}
+    summary = Table.of(lineage)
+    summary.html_columns = ["archive_name", "relation", "superseded_by_run_id", "match_kind",
+                            "reason", "n_archived_results", "n_shared", "n_fixed",
+                            "n_broke", "n_improved", "n_regressed", "n_changed", "n_same"]
+    summary.headers = LINEAGE_HEADERS
     return Page("table.html", f"Archive {archived}",
                 [HOME, ("Archive lineage", "/lineage"),
                  (archived, url("/lineage/diff", archived=archived))],
-                {"diff": Table.of(
-                    rows,
-                    archived_prediction=lambda r: (trajectory_url(archived, r["qid"],
-                                                                  r["run_index"])
-                                                   if r["archived_status"] is not None else None),
-                    current_prediction=lambda r: (trajectory_url(r["current_run_id"], r["qid"],
-                                                                 r["run_index"])
-                                                  if r["current_status"] is not None else None)),
-                 "lineage": Table.of(lineage)},
+                {"diff": diff, "lineage": summary},
                 {"intro": "Before (archived) and after (current) answers, question by "
-                          "question (archive_diff)."})
+                          "question (archive_diff); F1 is set F1 (normalized)."})
 
 
 def page_rejects(wh: ServeWarehouse, request: Request) -> Page:
