@@ -176,6 +176,7 @@ def test_planted_markup_is_text_and_runs_nothing(browser: object, demo_db: Path,
         "trajectory": "/trajectory?" + urlencode({k: planted[k] for k in ("run", "qid",
                                                                           "index")}),
         "sql": "/sql?" + urlencode({"q": f"SELECT '{PAYLOAD.format('sql')}' AS x"}),
+        "search": "/search?" + urlencode({"q": PAYLOAD.format("tool")}),
     }
     with running_server(db) as base:
         for name, path in pages.items():
@@ -185,7 +186,7 @@ def test_planted_markup_is_text_and_runs_nothing(browser: object, demo_db: Path,
             expected = {"board": ["model"], "heatmap": ["model"], "questions": ["qid"],
                         "question": ["qid", "model"],
                         "trajectory": ["qid", "model", "message", "tool"],
-                        "sql": ["sql"]}[name]
+                        "sql": ["sql"], "search": ["tool"]}[name]
             for label in expected:
                 assert PAYLOAD.format(label) in text, (name, label)
             # No element made of the planted markup: no script or img of it in the DOM.

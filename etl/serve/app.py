@@ -5,11 +5,13 @@ Every page has a stable URL whose parameters are in the query string (run ids ho
 and is also served as JSON (`?format=json`: every table of the page) and, where it shows a
 table, as CSV (`?format=csv`, the page's main table; `&table=NAME` for another one).
 
-Everything a model wrote is untrusted text: templates autoescape, nothing from the data is
-ever marked safe, links are built here from fixed paths and url-encoded values, and every
-response carries a Content-Security-Policy without inline script or style, so even an
-escaping mistake could not run a script. The only script is static/app.js (keyboard
-navigation)."""
+Everything a model wrote is untrusted text: templates autoescape, and the only markup not
+written by a template is the SVG of the charts (etl/charts.py, shared with `etl report`),
+which escapes every value it draws (the planted-markup browser test covers the board);
+links are built here from fixed paths and url-encoded values, a searched phrase is marked by
+cutting the text into pieces the template escapes, and every response carries a
+Content-Security-Policy without inline script or style, so even an escaping mistake could
+not run a script. The only script is static/app.js (keyboard navigation)."""
 
 from __future__ import annotations
 
@@ -489,10 +491,12 @@ def page_question(wh: ServeWarehouse, request: Request) -> Page:
     answers_table.html_columns = ["display_name", "mode", "run_index", "score", "status",
                                   "prediction_source", "prediction", "error_class", "diff"]
     answers_table.headers = {"display_name": "model", "run_index": "attempt",
-                             "prediction_source": "answer from",
-                             "diff": "diff with the first"}
+                             "prediction_source": "answer from", "prediction": "answer",
+                             "error_class": "error", "diff": "beside the first"}
     answers_table.display = {"diff": lambda r: "⇄" if pair and r["run_id"] != pair[0]
-                             else None}
+                             else None,
+                             "error_class": lambda r: (None if r["error_class"] == "none"
+                                                       else r["error_class"])}
     return Page("question.html", f"Question {qid}",
                 crumbs + [(f"Question {qid}", url("/question", benchmark=benchmark,
                                                   qid=qid))],
