@@ -103,6 +103,8 @@ NAME_COLUMNS = frozenset({
     "error_class_b", "status_a", "status_b", "prediction_source", "prediction_source_a",
     "prediction_source_b", "severity", "archived_status", "current_status", "stop_reason",
     "route", "field", "kind", "mode_source", "model_source", "model_alias", "archive_name"})
+# Computed columns whose text is numbers ("[0.495, 0.680]", "90 / 1800"): one line too.
+NUMBER_COLUMNS = frozenset({"ci", "coverage"})
 ID_CHARS = 32
 
 
@@ -118,7 +120,9 @@ def cell_of(column: str, value: Any, href: str | None = None) -> Cell:
     if column in ID_COLUMNS:
         short = shorten(text, ID_CHARS)
         return Cell(short, text if short != text else None, href, "name")
-    if column in NAME_COLUMNS:
+    if column in NUMBER_COLUMNS:
+        return Cell(text, None, href, "num")
+    if column in NAME_COLUMNS or column in ("steps", "diff", "leaderboard"):
         return Cell(text, None, href, "name")
     return Cell(text, None, href, "text")
 
