@@ -760,19 +760,21 @@ def hit_url(hit: dict[str, Any], q: str, case: bool) -> str:
 
 def page_diff(wh: ServeWarehouse, request: Request) -> Page:
     qid, run_a, run_b = _required(request, "qid", "a", "b")
+    # Both results and both step lists in one query each (every attempt of the two runs).
+    results = wh.serve_rows("diff_results", qid=qid, run_a=run_a, run_b=run_b)
+    steps = wh.serve_rows("diff_steps", qid=qid, run_a=run_a, run_b=run_b)
     sides = []
     for run_id, index_param in ((run_a, "ia"), (run_b, "ib")):
-        indexes = wh.serve_rows("diff_attempts", run=run_id, qid=qid)
-        if not indexes:
+        attempts = [r for r in results if r["run_id"] == run_id]
+        if not attempts:
             raise NotFound(f"no result {qid!r} in run {run_id!r}")
-        run_index = _int(request, index_param, indexes[0]["run_index"])
-        rec = wh.serve_rows("trajectory_result", chars=PAGE_CHARS, run=run_id, qid=qid,
-                            run_index=run_index)
-        if not rec:
+        run_index = _int(request, index_param, attempts[0]["run_index"])
+        rec = next((r for r in attempts if r["run_index"] == run_index), None)
+        if rec is None:
             raise NotFound(f"no result {qid!r} (attempt {run_index}) in run {run_id!r}")
-        steps = wh.serve_rows("diff_steps", run=run_id, qid=qid, run_index=run_index)
-        sides.append({"rec": rec[0], "steps": steps,
-                      "url": trajectory_url(run_id, qid, run_index)})
+        sides.append({"rec": rec, "url": trajectory_url(run_id, qid, run_index),
+                      "steps": [s for s in steps if s["run_id"] == run_id
+                                and s["run_index"] == run_index]})
     rows = align_steps(sides[0]["steps"], sides[1]["steps"])
     first = next((i for i, row in enumerate(rows) if row.kind != "same"), None)
     a, b = (side["rec"] for side in sides)
