@@ -21,12 +21,22 @@ import pyarrow.compute as pc
 from etl.leaderboard import leaderboard_query
 from etl.query import open_read_only
 from etl.schema import query_text
+from etl.search import SearchQuery, SearchResult, run_search
 
 OUTCOMES = ("a_better", "b_better", "tie", "only_a", "only_b")
+SEARCH_COLUMNS = ("benchmark", "mode", "model", "task", "run_id", "qid", "run_index", "msg_idx",
+                  "call_idx", "role", "field", "text_chars", "match_at", "matched", "before",
+                  "after", "display_name")
 
 
 class WarehouseError(Exception):
-    """A request the warehouse cannot answer as asked (an unknown or ambiguous run name)."""
+    """A request the warehouse cannot answer as asked (an unknown or ambiguous run name).
+    candidates: the run ids an ambiguous name could mean (empty otherwise), so that a caller
+    can offer them (the explorer links each one)."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.candidates = candidates
 
 
 def pandas_available() -> bool:
@@ -167,7 +177,8 @@ class Warehouse:
         if len(rows) > 1:
             listed = ", ".join(row[0] for row in rows)
             raise WarehouseError(f"{name!r} matches {len(rows)} leaderboard runs ({listed}); "
-                                 "give --benchmark and --mode, or a run id")
+                                 "name the benchmark and mode, or give a run id",
+                                 tuple(row[0] for row in rows))
         return rows[0][0]
 
     def comparison(self, a: str, b: str, benchmark: str | None = None,
@@ -183,11 +194,7 @@ class Warehouse:
         params = {"run_a": run_a, "run_b": run_b}
         table = self.arrow(query_text("compare_questions"), params)
         if only is not None:
-            wanted = ("a_better", "b_better") if only == "disagreements" else (only,)
-            if not set(wanted) <= set(OUTCOMES):
-                raise WarehouseError(f"unknown outcome {only!r}; expected disagreements or "
-                                     f"one of {', '.join(OUTCOMES)}")
-            mask = pc.is_in(table["outcome"], value_set=pa.array(wanted))
+            mask = pc.is_in(table["outcome"], value_set=pa.array(wanted_outcomes(only)))
             table = table.filter(mask)
         cursor = self.con.execute(query_text("compare_summary"), params)
         names = [d[0] for d in cursor.description]
@@ -195,10 +202,41 @@ class Warehouse:
         summary = dict(zip(names, rows[0], strict=True)) if rows else None
         return Comparison(run_a, run_b, self._frame(table), summary)
 
+    def search(self, phrase: str, benchmark: str | None = None, mode: str | None = None,
+               model: str | None = None, task: str | None = None, role: str | None = None,
+               match_case: bool = False, include_archived: bool = False, limit: int = 50,
+               offset: int = 0) -> Any:
+        """Messages whose content (tool results included), reasoning or tool-call arguments
+        contain phrase (case-insensitive unless match_case; etl/search.py has the rules), in
+        current runs (every run with include_archived), narrowed by benchmark, mode, model,
+        task and message role: one row per match with where it is (run_id, qid, run_index,
+        msg_idx, call_idx for arguments, field), the position of its first match (match_at,
+        characters) and the text around it (before, matched, after). At most limit rows from
+        offset on; raises etl.search.SearchError for an empty phrase or an unknown role."""
+        result = self.search_page(SearchQuery(phrase, benchmark, mode, model, task, role,
+                                              match_case, include_archived, limit, offset))
+        return self._frame(pa.Table.from_pylist(result.hits, schema=None) if result.hits
+                           else pa.table({c: [] for c in SEARCH_COLUMNS}))
+
+    def search_page(self, query: SearchQuery) -> SearchResult:
+        """One page of search matches as dicts, and whether more follow (see search)."""
+        return run_search(self.con, query, {"runs": query_text("search_runs"),
+                                            "search": query_text("search")})
+
     def compare(self, a: str, b: str, benchmark: str | None = None, mode: str | None = None,
                 only: str | None = None, mode_b: str | None = None) -> Any:
         """The per-question table of two runs (see comparison)."""
         return self.comparison(a, b, benchmark, mode, only, mode_b).questions
+
+
+def wanted_outcomes(only: str) -> tuple[str, ...]:
+    """The outcomes a comparison's `only` keeps: disagreements (a_better or b_better) or one
+    outcome of OUTCOMES; WarehouseError for anything else."""
+    wanted = ("a_better", "b_better") if only == "disagreements" else (only,)
+    if not set(wanted) <= set(OUTCOMES):
+        raise WarehouseError(f"unknown outcome {only!r}; expected disagreements or "
+                             f"one of {', '.join(OUTCOMES)}")
+    return wanted
 
 
 def _within(benchmark: str | None, mode: str | None) -> str:

@@ -80,7 +80,10 @@ def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str |
     try:
         with Warehouse(db, frames="arrow") as wh:
             result = wh.comparison(a, b, benchmark, mode, only, mode_b)
-    except (WarehouseError, QueryRefused) as error:
+    except WarehouseError as error:
+        hint = " (options --benchmark and --mode)" if error.candidates else ""
+        raise click.ClickException(f"{error}{hint}") from error
+    except QueryRefused as error:
         raise click.ClickException(str(error)) from error
     columns, rows = _rows(result.questions, fmt)
     click.echo(format_rows(columns, rows, fmt), nl=False)

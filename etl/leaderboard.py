@@ -14,6 +14,7 @@ from typing import Any
 import click
 import duckdb
 
+from etl.glossary import board_marks
 from etl.output import FORMATS, format_rows
 
 DEFAULT_DB = "warehouse.duckdb"
@@ -149,22 +150,43 @@ def _fraction(value: float | None) -> Decimal | None:
     return None if value is None else Decimal(f"{value:.3f}")
 
 
+def _marks(columns: list[str], rows: list[tuple[Any, ...]]) -> dict[str, list[str]]:
+    """run_id -> the warnings of its row (etl.glossary.board_marks), board by board; empty
+    when the listing has no run_id or is not one row per run."""
+    scorer = next((c for c in ("score_source", "scorer") if c in columns), None)
+    if "run_id" not in columns or scorer is None or "task" in columns or "task_group" in columns:
+        return {}
+    boards: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+    for row in rows:
+        record = dict(zip(columns, row, strict=True))
+        boards.setdefault((record.get("benchmark"), record.get("mode")), []).append(record)
+    return {run: marks for board in boards.values()
+            for run, marks in board_marks(board, scorer).items()}
+
+
 def readable_rows(
     columns: list[str], rows: list[tuple[Any, ...]]
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Columns and rows for reading: scores as fractions with 3 decimals, the interval as one
-    `[low, high]` column, run-tracing columns left out."""
+    `[low, high]` column, run-tracing columns left out; the low_coverage flag (which compares
+    a run with the others of its board, not with its split) and a scorer that differs from
+    the rest of the board said in words in a `note` column."""
+    marks = _marks(columns, rows)
+    skipped = (*TRACE_COLUMNS, "ci_high", "low_coverage")
     out_columns: list[str] = []
     for name in columns:
-        if name in TRACE_COLUMNS or name == "ci_high":
+        if name in skipped:
             continue
         out_columns.append("95% CI" if name == "ci_low" else name)
+    noted = "low_coverage" in columns or any(marks.values())
+    if noted:
+        out_columns.append("note")
     out_rows = []
     for row in rows:
         record = dict(zip(columns, row, strict=True))
         cells: list[Any] = []
         for name in columns:
-            if name in TRACE_COLUMNS or name == "ci_high":
+            if name in skipped:
                 continue
             value = record[name]
             if name in ("score", "default_score", "coverage"):
@@ -175,6 +197,8 @@ def readable_rows(
                 cells.append(interval)
             else:
                 cells.append(value)
+        if noted:
+            cells.append("; ".join(marks.get(record.get("run_id"), [])))
         out_rows.append(tuple(cells))
     return out_columns, out_rows
 

@@ -9,7 +9,6 @@ air-gapped machines exactly as it was written. Every number comes from the views
 from __future__ import annotations
 
 import datetime as dt
-import html
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -21,7 +20,24 @@ import click
 import duckdb
 
 from etl import __version__
+from etl.charts import (
+    BAR_GAP,
+    BAR_HEIGHT,
+    BAR_LABEL_WIDTH,
+    BAR_PLOT_WIDTH,
+    NEGATIVE_COLOUR,
+    POSITIVE_COLOUR,
+    axis,
+    delta_dot,
+    esc,
+    fmt_delta,
+    fmt_number,
+    fmt_score,
+    leaderboard_chart,
+    zero_line,
+)
 from etl.comparison import NOT_DETECTABLE, detectability
+from etl.glossary import board_marks, mixed_scorers_note, scorer_name
 
 # Small read-only selects from the public views (the numbers are computed in sql/).
 QUERIES: dict[str, str] = {
@@ -33,7 +49,7 @@ QUERIES: dict[str, str] = {
         "display_name, r.n_questions, r.score, c.ci_low, c.ci_high, r.ci_low AS ci_naive_low, "
         "r.ci_high AS ci_naive_high, c.n_clusters, c.design_effect, c.single_cluster, r.rank, "
         "r.split, r.rank_group, r.present, r.expected, r.coverage, r.low_coverage, "
-        "{scorer} AS scorer "
+        "{scorer} AS scorer, r.run_id "
         "FROM leaderboard_ranked AS r JOIN leaderboard AS l ON l.run_id = r.run_id "
         "LEFT JOIN leaderboard_clustered AS c ON c.run_id = r.run_id "
         "ORDER BY r.benchmark, r.mode, r.rank, r.model"
@@ -91,18 +107,10 @@ QUERIES: dict[str, str] = {
     ),
 }
 
-MODE_COLOURS = {"agentic": "#2563eb", "oneshot": "#d97706"}
-OTHER_COLOUR = "#6b7280"
-POSITIVE_COLOUR = "#059669"
-NEGATIVE_COLOUR = "#dc2626"
 # Heatmap scale: light (score 0) to dark blue (score 1).
 LOW_RGB = (239, 246, 255)
 HIGH_RGB = (30, 64, 175)
 
-BAR_LABEL_WIDTH = 170
-BAR_PLOT_WIDTH = 400
-BAR_HEIGHT = 18
-BAR_GAP = 8
 HEAT_CELL = 22
 HEAT_LABEL_WIDTH = 170
 HEAT_HEADER_MAX = 170
@@ -177,23 +185,6 @@ def load_report_data(db: Path) -> ReportData:
 # ---------------------------------------------------------------- small helpers
 
 
-def esc(value: Any) -> str:
-    """Text of a value, escaped for HTML and SVG (attributes included)."""
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-def fmt_score(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
-
-
-def fmt_number(value: float | None) -> str:
-    return "–" if value is None else f"{value:.6g}"
-
-
-def fmt_delta(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.3f}"
-
-
 class Slugs:
     """Element ids from data values: only [a-z0-9-], and unique within the page."""
 
@@ -227,94 +218,6 @@ def _group(rows: Iterable[dict[str, Any]], *keys: str) -> dict[tuple, list[dict[
 
 
 # ---------------------------------------------------------------- charts
-
-
-def _axis(x0: float, width: float, y_top: float, y_bottom: float,
-          ticks: Sequence[float], lo: float, hi: float, fmt: str = "{:.1f}") -> list[str]:
-    parts = []
-    for tick in ticks:
-        x = x0 + (tick - lo) / (hi - lo) * width
-        parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{y_top}" '
-                     f'y2="{y_bottom}"/>')
-        parts.append(f'<text class="tick" x="{x:.1f}" y="{y_bottom + 14}" '
-                     f'text-anchor="middle">{fmt.format(tick)}</text>')
-    return parts
-
-
-def leaderboard_chart(rows: list[dict[str, Any]], chart_id: str, mode: str) -> str:
-    """Horizontal bars of score per model with a whisker for the 95% interval clustered by
-    patient, best first."""
-    top = 8
-    height = top + len(rows) * (BAR_HEIGHT + BAR_GAP) + 24
-    width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 70
-    x0 = BAR_LABEL_WIDTH
-
-    def x(value: float) -> float:
-        return x0 + min(max(value, 0.0), 1.0) * BAR_PLOT_WIDTH
-
-    colour = MODE_COLOURS.get(mode, OTHER_COLOUR)
-    width += 120  # room for the coverage label
-    parts = [f'<svg id="{chart_id}" class="chart leaderboard-chart" role="img" '
-             f'viewBox="0 0 {width} {height}">',
-             f"<title>Leaderboard {esc(mode)}: score with 95% interval clustered by patient"
-             "</title>"]
-    # Rank groups: a band behind each run of consecutive rows of one group.
-    bands: list[tuple[Any, int, int]] = []
-    for i, row in enumerate(rows):
-        group = row.get("rank_group")
-        if bands and bands[-1][0] == group:
-            bands[-1] = (group, bands[-1][1], i)
-        else:
-            bands.append((group, i, i))
-    for k, (group, first, last) in enumerate(bands):
-        y_band = top + first * (BAR_HEIGHT + BAR_GAP) - BAR_GAP / 2
-        h_band = (last - first + 1) * (BAR_HEIGHT + BAR_GAP)
-        parts.append(f'<rect class="rank-band{" alt" if k % 2 else ""}" x="0" '
-                     f'y="{y_band:.1f}" width="{width}" height="{h_band:.1f}" '
-                     f'data-rank-group="{esc(group)}"><title>rank group {esc(group)}: not '
-                     f"significantly different from the group's first run</title></rect>")
-        parts.append(f'<text class="rank-group-label" x="{width - 4}" '
-                     f'y="{y_band + 12:.1f}" text-anchor="end">group {esc(group)}</text>')
-    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, [i / 5 for i in range(6)], 0, 1)
-    for i, row in enumerate(rows):
-        y = top + i * (BAR_HEIGHT + BAR_GAP)
-        score = row["score"] or 0.0
-        covered = f"{row.get('present')}/{row.get('expected')}"
-        interval = ("all questions of one patient: no interval" if row.get("single_cluster")
-                    else f"95% CI clustered by patient [{fmt_score(row['ci_low'])}, "
-                    f"{fmt_score(row['ci_high'])}] ({row.get('n_clusters')} patients, design "
-                    f"effect {fmt_number(row.get('design_effect'))})")
-        tip = (f"{row['display_name']} ({row['model']}): score {fmt_score(row['score'])}, "
-               f"{interval}; naive 95% CI [{fmt_score(row.get('ci_naive_low'))}, "
-               f"{fmt_score(row.get('ci_naive_high'))}], "
-               f"n = {row['n_questions']}, rank {row['rank']}, rank group "
-               f"{row.get('rank_group')}, coverage {covered}"
-               + (" (fewer questions than another run of this board)"
-                  if row.get("low_coverage") else ""))
-        parts.append(f'<g class="bar-row" data-model="{esc(row["model"])}">')
-        parts.append(f"<title>{esc(tip)}</title>")
-        parts.append(f'<text class="label" x="{x0 - 8}" y="{y + BAR_HEIGHT - 4}" '
-                     f'text-anchor="end">{esc(row["rank"])}. {esc(row["display_name"])}</text>')
-        parts.append(f'<rect class="bar" x="{x0}" y="{y}" width="{x(score) - x0:.1f}" '
-                     f'height="{BAR_HEIGHT}" fill="{colour}" data-model="{esc(row["model"])}" '
-                     f'data-score="{esc(row["score"])}" data-ci-low="{esc(row["ci_low"])}" '
-                     f'data-ci-high="{esc(row["ci_high"])}" '
-                     f'data-ci-naive-low="{esc(row.get("ci_naive_low"))}" '
-                     f'data-ci-naive-high="{esc(row.get("ci_naive_high"))}"/>')
-        if row["ci_low"] is not None and row["ci_high"] is not None:
-            lo, hi, mid = x(row["ci_low"]), x(row["ci_high"]), y + BAR_HEIGHT / 2
-            parts.append(
-                f'<path class="ci" d="M{lo:.1f},{mid - 5}V{mid + 5}M{lo:.1f},{mid}H{hi:.1f}'
-                f'M{hi:.1f},{mid - 5}V{mid + 5}"/>')
-        label_x = x(max(score, row["ci_high"] or 0.0)) + 6
-        flag = " ⚠ partial" if row.get("low_coverage") else ""
-        parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}">'
-                     f'{fmt_score(row["score"])}<tspan class="coverage'
-                     f'{" low-coverage" if flag else ""}" dx="6">n {esc(covered)}{flag}</tspan>'
-                     "</text>")
-        parts.append("</g>")
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def heatmap_chart(rows: list[dict[str, Any]], chart_id: str,
@@ -388,7 +291,7 @@ def delta_chart(rows: list[dict[str, Any]], chart_id: str, display: dict[str, st
     parts = [f'<svg id="{chart_id}" class="chart delta-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
              "<title>Agentic minus one-shot score per model</title>"]
-    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
+    parts += axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
     for i, row in enumerate(rows):
         y = top + i * (BAR_HEIGHT + BAR_GAP)
         name = display.get(row["model"], row["model"])
@@ -412,9 +315,7 @@ def delta_chart(rows: list[dict[str, Any]], chart_id: str, display: dict[str, st
             parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}" '
                          f'text-anchor="{anchor}">{fmt_delta(delta)}</text>')
         parts.append("</g>")
-    zero = x(0.0)
-    parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
-                 f'y2="{height - 22}"/>')
+    parts.append(zero_line(x(0.0), top - 4, height - 22))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -441,7 +342,7 @@ def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
     parts = [f'<svg id="{chart_id}" class="chart paired-delta-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
              "<title>Agentic minus one-shot per cell with 95% paired interval</title>"]
-    parts += _axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
+    parts += axis(x0, BAR_PLOT_WIDTH, top - 4, height - 22, ticks, -bound, bound, "{:+.2f}")
     for i, row in enumerate(rows):
         y = top + i * row_height + row_height / 2
         name = display.get(row["model"], row["model"])
@@ -464,16 +365,12 @@ def paired_delta_chart(rows: list[dict[str, Any]], chart_id: str,
             parts.append(f'<path class="ci" d="M{x(row["ci_low"]):.1f},{y:.1f}'
                          f'H{x(row["ci_high"]):.1f}"/>')
         if row["delta"] is not None:
-            colour = POSITIVE_COLOUR if row["delta"] >= 0 else NEGATIVE_COLOUR
-            parts.append(f'<circle cx="{x(row["delta"]):.1f}" cy="{y:.1f}" r="4" '
-                         f'fill="{colour}"/>')
+            parts.append(delta_dot(x(row["delta"]), y, row["delta"]))
         parts.append(f'<text class="value" x="{x0 + BAR_PLOT_WIDTH + 8}" y="{y + 4:.1f}">'
                      f"{fmt_delta(row['delta'])} n={esc(row['n_shared'])}"
                      f"{' ⚠' if row['small_n'] else ''}"
                      f'<tspan class="mde" dx="8">{esc(power)}</tspan></text></g>')
-    zero = x(0.0)
-    parts.append(f'<line class="zero" x1="{zero:.1f}" x2="{zero:.1f}" y1="{top - 4}" '
-                 f'y2="{height - 22}"/>')
+    parts.append(zero_line(x(0.0), top - 4, height - 22))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -493,7 +390,7 @@ def error_class_chart(rows: list[dict[str, Any]], chart_id: str,
     parts = [f'<svg id="{chart_id}" class="chart error-class-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
              "<title>Share of results per error class</title>"]
-    parts += _axis(label_width, BAR_PLOT_WIDTH, top - 4, height - 22,
+    parts += axis(label_width, BAR_PLOT_WIDTH, top - 4, height - 22,
                    [i / 5 for i in range(6)], 0, 1)
     for i, ((benchmark, mode, model), run_rows) in enumerate(runs.items()):
         y = top + i * (BAR_HEIGHT + BAR_GAP)
@@ -548,26 +445,33 @@ def _leaderboard_section(data: ReportData, slugs: Slugs) -> str:
                 "leaderboard rows: no current run of a full split has scores.</p></section>")
     parts = ['<section id="leaderboards"><h2>Leaderboards</h2>',
              '<p class="note">Current (not archived) runs of full splits. Score: mean over '
-             "questions of the per-question score (set F1, or the authors' unified score "
-             "for mm_bench); whiskers: 95% interval clustered by patient (questions about "
-             "one patient are not independent; leaderboard_clustered, the naive normal "
-             "interval is in the tooltip; no whisker when every question is of one patient); "
-             "n: questions "
-             "present / expected (⚠ partial: fewer than another run of the board). Bands: "
-             "rank groups, runs not significantly different from their group's first run "
-             "(Holm-adjusted paired sign test, docs/STATISTICS.md).</p>"]
+             "questions of the per-question score made by the scorer named above each chart "
+             "(the benchmark authors' own scorers: their text scorer for the text "
+             "benchmarks, their per-question multimodal scores for mm_bench); whiskers: 95% "
+             "interval clustered by patient (questions about one patient are not "
+             "independent; leaderboard_clustered, the naive normal interval is in the "
+             "tooltip; no whisker when every question is of one patient); n: questions "
+             "present / expected; ⚠ fewer: fewer questions than another run of the board, so "
+             "its score is over another question set; ≠ scorer: scored by another scorer "
+             "than the rest of the board. Bands: rank groups, runs not significantly "
+             "different from their group's first run (Holm-adjusted paired sign test, "
+             "docs/STATISTICS.md).</p>"]
     # One row per benchmark, its modes side by side, so the two modes read against each other.
     for (benchmark,), bench_rows in _group(data.leaderboard, "benchmark").items():
         parts.append('<div class="grid">')
         for (mode,), rows in _group(bench_rows, "mode").items():
             chart_id = slugs.make("leaderboard", benchmark, mode)
             splits = ", ".join(sorted({str(r["split"]) for r in rows}))
-            scorers = ", ".join(sorted({str(r.get("scorer")) for r in rows}))
+            scorers = ", ".join(f"{scorer_name(s)} ({s})"
+                                for s in sorted({str(r.get("scorer")) for r in rows}))
+            mixed = mixed_scorers_note(rows, "scorer")
+            chart = leaderboard_chart(rows, chart_id, str(mode), board_marks(rows, "scorer"))
             parts.append(f'<figure><figcaption><span class="mode {esc(mode)}">{esc(mode)}'
                          f"</span> {esc(benchmark)} <small>({esc(splits)}, {len(rows)} models, "
-                         f'scorer <span class="scorer">{esc(scorers)}</span>)'
-                         f"</small></figcaption>{leaderboard_chart(rows, chart_id, str(mode))}"
-                         "</figure>")
+                         f'scored by <span class="scorer">{esc(scorers)}</span>)'
+                         f"</small></figcaption>{chart}"
+                         + (f'<p class="note mixed-scorers">⚠ {esc(mixed)}</p>' if mixed
+                            else "") + "</figure>")
         parts.append("</div>")
     parts.append("</section>")
     return "".join(parts)
@@ -730,6 +634,7 @@ th{background:#f3f4f6}
 svg .rank-band{fill:#f8fafc}svg .rank-band.alt{fill:#eef2ff}
 svg .rank-group-label{fill:#6366f1;font-size:11px}svg .group-label{font-size:11px;fill:#4b5563}
 svg .coverage{fill:#6b7280;font-size:11px}svg .low-coverage{fill:#b45309;font-weight:600}
+svg .other-scorer{fill:#b45309;font-size:11px;font-weight:600}.mixed-scorers{color:#b45309}
 svg .small-n text,svg .small-n circle{opacity:.55}
 svg .mde{fill:#6b7280;font-size:11px}svg .not-detectable .mde{fill:#b45309}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px}

@@ -269,9 +269,13 @@ SELECT
     CASE
         WHEN NOT p.in_current THEN 'only_archived'
         WHEN NOT p.in_archived THEN 'only_current'
+        -- fixed / broke: the status AND the score moved the same way. A retry that now
+        -- completes but still scores what it scored before is a change, not a fix.
         WHEN p.archived_status IS DISTINCT FROM 'success' AND p.current_status = 'success'
+            AND round(p.current_f1, 9) > round(p.archived_f1, 9)
             THEN 'fixed'
         WHEN p.archived_status = 'success' AND p.current_status IS DISTINCT FROM 'success'
+            AND round(p.current_f1, 9) < round(p.archived_f1, 9)
             THEN 'broke'
         WHEN round(p.current_f1, 9) > round(p.archived_f1, 9) THEN 'improved'
         WHEN round(p.current_f1, 9) < round(p.archived_f1, 9) THEN 'regressed'
@@ -286,7 +290,7 @@ JOIN archive_match AS m ON m.archived_run_id = p.archived_run_id
 -- Compared with a full run in place of its own split (match_kind full_split), an archive is
 -- a sample of it: the full run's other questions are not listed as only_current.
 WHERE p.in_archived OR m.match_kind = 'split';
-COMMENT ON VIEW archive_diff IS 'One row per (archived run, qid, run_index) present in the archive or in the current run that superseded it (only the archive''s questions when that run is of another split, match_kind full_split): status, prediction and set_f1 on both sides and the change: fixed (now success), broke (no longer success), improved / regressed (set_f1 up / down), changed (other difference of status or normalized answer), same, only_archived, only_current. Predictions are compared as normalized answers (the set of strip+lower items set_f1 scores), so a difference of JSON formatting, case, spacing or order is not a change (prediction_text_changed shows it).';
+COMMENT ON VIEW archive_diff IS 'One row per (archived run, qid, run_index) present in the archive or in the current run that superseded it (only the archive''s questions when that run is of another split, match_kind full_split): status, prediction and set_f1 on both sides and the change: fixed (now success and set_f1 up), broke (no longer success and set_f1 down), improved / regressed (set_f1 up / down otherwise), changed (other difference of status or normalized answer, e.g. now success with the same score), same, only_archived, only_current. Predictions are compared as normalized answers (the set of strip+lower items set_f1 scores), so a difference of JSON formatting, case, spacing or order is not a change (prediction_text_changed shows it).';
 COMMENT ON COLUMN archive_diff.archived_run_id IS 'Run id of the archived run (see archive_match).';
 COMMENT ON COLUMN archive_diff.archive_name IS 'Directory name under _archive/.';
 COMMENT ON COLUMN archive_diff.current_run_id IS 'The current run the archive is compared with (see archive_match).';
@@ -399,8 +403,8 @@ COMMENT ON COLUMN archive_lineage.n_archived_results IS 'Result rows (qid, run_i
 COMMENT ON COLUMN archive_lineage.n_current_results IS 'Result rows of the superseding run (runs.n_results); NULL when there is none.';
 COMMENT ON COLUMN archive_lineage.n_shared IS 'Result rows (qid, run_index) present in both runs.';
 COMMENT ON COLUMN archive_lineage.n_changed IS 'Result rows present in both runs that differ (fixed, broke, improved, regressed or changed).';
-COMMENT ON COLUMN archive_lineage.n_fixed IS 'Result rows not successful in the archive and successful in the current run.';
-COMMENT ON COLUMN archive_lineage.n_broke IS 'Result rows successful in the archive and not in the current run.';
+COMMENT ON COLUMN archive_lineage.n_fixed IS 'Result rows not successful in the archive, successful in the current run and with a higher set_f1 (change fixed).';
+COMMENT ON COLUMN archive_lineage.n_broke IS 'Result rows successful in the archive, not in the current run, and with a lower set_f1 (change broke).';
 COMMENT ON COLUMN archive_lineage.n_improved IS 'Result rows whose set_f1 went up (and neither fixed nor broke).';
 COMMENT ON COLUMN archive_lineage.n_regressed IS 'Result rows whose set_f1 went down (and neither fixed nor broke).';
 COMMENT ON COLUMN archive_lineage.n_same IS 'Result rows identical on both sides (status, prediction and set_f1).';

@@ -43,3 +43,17 @@ def demo_db(demo_tree: tuple[Path, dict], tmp_path_factory: pytest.TempPathFacto
     db = tmp_path_factory.mktemp("db") / "warehouse.duckdb"
     run_etl("ingest", str(root), "--db", str(db), "--quiet")
     return db
+
+
+@pytest.fixture(scope="session")
+def wide_db(demo_tree: tuple[Path, dict], tmp_path_factory: pytest.TempPathFactory
+            ) -> tuple[Path, dict]:
+    """(warehouse, planted phrases) of EHR-Bench at its real width: 45 tasks, 8 models
+    (tests/explorer_tree.py), for the explorer's layout and search tests."""
+    from tests.explorer_tree import build_wide_tree
+
+    root = tmp_path_factory.mktemp("wide") / "tree"
+    planted = build_wide_tree(demo_tree[0], root)
+    db = root.parent / "wide.duckdb"
+    run_etl("ingest", str(root), "--db", str(db), "--quiet")
+    return db, planted

@@ -64,3 +64,20 @@ def query_rows(db: Path, sql: str, params: list | None = None) -> list[dict]:
         cursor = con.execute(sql, params or [])
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@contextmanager
+def chromium() -> Iterator[object]:
+    """Debian's Chromium driven by Playwright from PyPI (never a downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                             args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()

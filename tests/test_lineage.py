@@ -83,9 +83,12 @@ def expected_change(old: Result | None, new: Result | None) -> str:
         return "only_archived"
     if old is None:
         return "only_current"
-    if old.status != "success" and new.status == "success":
+    # fixed / broke: the status and the score moved the same way
+    if old.status != "success" and new.status == "success" and round(new.f1, 9) > round(
+            old.f1, 9):
         return "fixed"
-    if old.status == "success" and new.status != "success":
+    if old.status == "success" and new.status != "success" and round(new.f1, 9) < round(
+            old.f1, 9):
         return "broke"
     if round(new.f1, 9) > round(old.f1, 9):
         return "improved"

@@ -42,10 +42,24 @@ def test_rank_bands_coverage_and_scorer(doc: Elements, demo_db: Path) -> None:
     partial = [r for r in ranked if r["low_coverage"]]
     assert partial, "the demo tree plants runs with missing questions"
     assert len(doc.classed("low-coverage")) == len(partial)
-    for (benchmark, mode) in {(r["benchmark"], r["mode"]) for r in ranked}:
+    boards = {(r["benchmark"], r["mode"]) for r in ranked}
+    mixed = 0
+    for (benchmark, mode) in boards:
         scorers = sorted({r["score_source"] for r in ranked
                           if (r["benchmark"], r["mode"]) == (benchmark, mode)})
-        assert f"models, scorer {', '.join(scorers)})" in text, (benchmark, mode)
+        # every scorer of the board is named (in words, its key in parentheses)
+        assert all(f"({s})" in text for s in scorers), (benchmark, mode)
+        mixed += len(scorers) > 1
+        # a run scored by another scorer than most of its board carries the mark
+        board = [r for r in ranked if (r["benchmark"], r["mode"]) == (benchmark, mode)]
+        counts = {s: sum(r["score_source"] == s for r in board) for s in scorers}
+        usual = sorted(counts, key=lambda s: (-counts[s], s))[0]
+        others = {r["model"] for r in board if r["score_source"] != usual}
+        chart = f"leaderboard-{benchmark.replace('_', '-')}-{mode}"
+        assert sum(1 for svg, _ in doc.classed("other-scorer") if svg == chart) == len(others)
+    # the demo plants mm boards whose runs were scored by different scorers: each says so
+    assert mixed > 0
+    assert text.count("This board mixes scorers") == mixed
 
 
 def test_paired_deltas_with_intervals(doc: Elements, demo_db: Path) -> None:

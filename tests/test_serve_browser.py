@@ -14,13 +14,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.serving import CHROMIUM, chromium, running_server
 from tests.serving import query_rows as _rows
-from tests.serving import running_server
 
 pytest.importorskip("starlette")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parent.parent / "build" / "serve-screenshots"
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
 
@@ -31,11 +30,8 @@ PAYLOAD = '<script>alert("{0}")</script><img src=x onerror=alert("{0}")>'
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                              args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 class Watched:
@@ -81,7 +77,9 @@ def test_click_from_leaderboard_to_trajectory(browser: object, demo_db: Path) ->
         _shot(page, "2-board")
         page.click("#heatmap-link")
         cell = page.locator(f"#heatmap a[data-run='{run['run_id']}'][data-task='{run['task']}']")
-        assert cell.inner_text() == f"{run['score']:.4f}"
+        # the cell shows the score x 100 rounded; its title the score to 3 decimals
+        assert cell.inner_text() == f"{run['score'] * 100:.0f}"
+        assert f"{run['score']:.3f} over" in cell.get_attribute("title")
         _shot(page, "3-heatmap")
         cell.click()
         questions = _rows(demo_db, "SELECT qid FROM results WHERE run_id = ? AND task = ? "
@@ -178,6 +176,7 @@ def test_planted_markup_is_text_and_runs_nothing(browser: object, demo_db: Path,
         "trajectory": "/trajectory?" + urlencode({k: planted[k] for k in ("run", "qid",
                                                                           "index")}),
         "sql": "/sql?" + urlencode({"q": f"SELECT '{PAYLOAD.format('sql')}' AS x"}),
+        "search": "/search?" + urlencode({"q": PAYLOAD.format("tool")}),
     }
     with running_server(db) as base:
         for name, path in pages.items():
@@ -187,7 +186,7 @@ def test_planted_markup_is_text_and_runs_nothing(browser: object, demo_db: Path,
             expected = {"board": ["model"], "heatmap": ["model"], "questions": ["qid"],
                         "question": ["qid", "model"],
                         "trajectory": ["qid", "model", "message", "tool"],
-                        "sql": ["sql"]}[name]
+                        "sql": ["sql"], "search": ["tool"]}[name]
             for label in expected:
                 assert PAYLOAD.format(label) in text, (name, label)
             # No element made of the planted markup: no script or img of it in the DOM.

@@ -24,7 +24,7 @@ pytest.importorskip("starlette")
 
 from etl.serve import bench  # noqa: E402 - needs the serve extra
 
-ROW_RE = re.compile(r"<tr><td>(\d+)</td></tr>")
+ROW_RE = re.compile(r"<tr><td class=\"num\"><span>(\d+)</span></td></tr>")
 
 
 
@@ -154,6 +154,10 @@ def test_the_bench_verdict_names_every_missed_target() -> None:
     assert next(x for x in lines if x.startswith("compare")).endswith("MISSED")
     assert lines[-1].startswith("MISSED 3 target(s)")
     assert bench.missed(_report({"home": 1.0}, math.nan)) != []  # no RSS reading
+    # search has a target of its own: 500 ms
+    assert bench.missed(_report({"search": 499.0}, 100.0)) == []
+    assert bench.missed(_report({"search": 500.0}, 100.0)) == [
+        "search: p95 500 ms, target under 500 ms"]
     failed = {**met, "failures": {"sql": ["/sql?q=x: HTTP Error 503: Service Unavailable"]}}
     assert bench.missed(failed) == [
         "sql: 1 failed request(s), first /sql?q=x: HTTP Error 503: Service Unavailable"]
@@ -165,7 +169,8 @@ def test_the_bench_runs_on_a_warehouse_and_exits_by_its_verdict(demo_db: Path) -
                           text=True, timeout=300)
     out = proc.stdout
     for kind in ("home", "board", "heatmap", "questions", "question", "trajectory",
-                 "trajectory_largest", "message_page", "compare", "lineage", "rejects", "sql"):
+                 "trajectory_largest", "message_page", "compare", "search", "diff", "lineage",
+                 "rejects", "sql"):
         assert re.search(rf"^{kind} +\d+ ", out, re.M), kind
     assert "load average" in out and "server peak RSS" in out
     assert proc.returncode == (1 if "MISSED" in out else 0), out + proc.stderr

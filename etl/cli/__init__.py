@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "check": "etl.cli.ingest:check_command",
     "leaderboard": "etl.leaderboard:leaderboard_command",
     "compare": "etl.compare:compare_command",
+    "search": "etl.search:search_command",
     "query": "etl.query:query_command",
     "lineage": "etl.lineage:lineage_command",
     "export": "etl.export:export_command",

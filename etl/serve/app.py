@@ -5,11 +5,13 @@ Every page has a stable URL whose parameters are in the query string (run ids ho
 and is also served as JSON (`?format=json`: every table of the page) and, where it shows a
 table, as CSV (`?format=csv`, the page's main table; `&table=NAME` for another one).
 
-Everything a model wrote is untrusted text: templates autoescape, nothing from the data is
-ever marked safe, links are built here from fixed paths and url-encoded values, and every
-response carries a Content-Security-Policy without inline script or style, so even an
-escaping mistake could not run a script. The only script is static/app.js (keyboard
-navigation)."""
+Everything a model wrote is untrusted text: templates autoescape, and the only markup not
+written by a template is the SVG of the charts (etl/charts.py, shared with `etl report`),
+which escapes every value it draws (the planted-markup browser test covers the board);
+links are built here from fixed paths and url-encoded values, a searched phrase is marked by
+cutting the text into pieces the template escapes, and every response carries a
+Content-Security-Policy without inline script or style, so even an escaping mistake could
+not run a script. The only script is static/app.js (keyboard navigation)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from urllib.parse import urlencode
 import duckdb
 import orjson
 from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
@@ -36,11 +39,15 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from etl.api import OUTCOMES, WarehouseError
+from etl.api import OUTCOMES, WarehouseError, wanted_outcomes
 from etl.board_history import change_lines
+from etl.charts import comparison_chart, leaderboard_chart, shorten
 from etl.comparison import detectability
+from etl.glossary import board_marks, mixed_scorers_note, scorer_description, scorer_name
 from etl.query import QueryFailed, QueryRefused, run_statements
+from etl.search import ROLES, SearchError, SearchQuery, highlight
 from etl.serve.live import LiveWarehouse, ServeWarehouse, out_of_memory_message
+from etl.serve.steps import align_steps, answer_items
 
 HERE = Path(__file__).parent
 PAGE_CHARS = 10_000  # one page of a long message or tool result
@@ -74,9 +81,61 @@ def trajectory_url(run_id: str, qid: str, run_index: int | None = 0) -> str:
     return url("/trajectory", run=run_id, qid=qid, index=run_index)
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One drawn cell: its text, the whole value on hover when the text is shortened, a
+    link, and its kind (num: a number, right-aligned; name: an id or name, one line;
+    text: free text that may wrap between words)."""
+
+    text: str
+    title: str | None
+    href: str | None
+    kind: str
+
+
+# Columns holding ids (paths: shortened past ID_CHARS, the whole value on hover) or names:
+# drawn on one line. Every other string column is free text.
+ID_COLUMNS = frozenset({
+    "run_id", "archived_run_id", "superseded_by_run_id", "current_run_id", "run_a", "run_b",
+    "path", "source_path", "real_path", "file_id"})
+NAME_COLUMNS = frozenset({
+    "model", "display_name", "model_a", "model_b", "scorer", "score_source", "task",
+    "task_group", "qid", "status", "outcome", "change", "benchmark", "mode", "split", "role",
+    "tool", "relation", "match_kind", "reason", "parsed_by", "error_class", "error_class_a",
+    "error_class_b", "status_a", "status_b", "prediction_source", "prediction_source_a",
+    "prediction_source_b", "severity", "archived_status", "current_status", "stop_reason",
+    "route", "field", "kind", "mode_source", "model_source", "model_alias", "archive_name"})
+# Computed columns whose text is numbers ("[0.495, 0.680]", "90 / 1800"): one line too.
+NUMBER_COLUMNS = frozenset({"ci", "coverage"})
+ID_CHARS = 32
+
+
+def cell_of(column: str, value: Any, href: str | None = None) -> Cell:
+    """How one value is drawn in a table (the one rule for every table of the explorer)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Cell("", None, href, "empty")
+    if isinstance(value, bool):
+        return Cell("yes" if value else "no", None, href, "name")
+    if isinstance(value, int | float):
+        return Cell(fmt_value(value), None, href, "num")
+    text = str(value)
+    if column in ID_COLUMNS:
+        short = shorten(text, ID_CHARS)
+        return Cell(short, text if short != text else None, href, "name")
+    if column in NUMBER_COLUMNS:
+        return Cell(text, None, href, "num")
+    if column in NAME_COLUMNS or column in ("steps", "diff", "leaderboard"):
+        return Cell(text, None, href, "name")
+    return Cell(text, None, href, "text")
+
+
 @dataclass
 class Table:
-    """A table of a page: rows as dicts, and for some columns a function giving a link."""
+    """A table of a page: rows as dicts, and for some columns a function giving a link.
+
+    JSON and CSV hold every column of every row; HTML draws html_columns (default: every
+    column), where display gives the drawn value of a column (a computed one too) and
+    headers its heading."""
 
     columns: list[str]
     rows: list[dict[str, Any]]
@@ -88,6 +147,9 @@ class Table:
     start: int = 0
     prev_url: str | None = None
     next_url: str | None = None
+    html_columns: list[str] | None = None
+    display: dict[str, Callable[[dict[str, Any]], Any]] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, rows: list[dict[str, Any]], columns: list[str] | None = None,
@@ -101,10 +163,21 @@ class Table:
         return len(self.rows) if self.html_rows is None else min(
             len(self.rows), self.start + self.html_rows)
 
-    def cells(self) -> list[list[tuple[Any, str | None]]]:
-        """The cells of the rows of the HTML window, each with its link (or None)."""
-        return [[(row.get(c), self.links[c](row) if c in self.links else None)
-                 for c in self.columns] for row in self.rows[self.start:self.stop]]
+    @property
+    def drawn(self) -> list[str]:
+        return self.html_columns if self.html_columns is not None else self.columns
+
+    def heading(self, column: str) -> str:
+        return self.headers.get(column, column)
+
+    def cells(self) -> list[list[Cell]]:
+        """The cells of the rows of the HTML window."""
+        out = []
+        for row in self.rows[self.start:self.stop]:
+            out.append([cell_of(c, self.display[c](row) if c in self.display else row.get(c),
+                                self.links[c](row) if c in self.links else None)
+                        for c in self.drawn])
+        return out
 
     def paginate(self, start: int, page_url: Callable[[int], str]) -> None:
         """Draw the rows from `start` (moved to the start of the last page when past it)."""
@@ -134,11 +207,11 @@ class NotFound(Exception):
 
 
 def fmt_value(value: Any) -> str:
-    """A cell as text: floats to 4 decimals, None empty."""
+    """A value as text: floats (scores, fractions) to 3 decimals, None empty."""
     if value is None:
         return ""
     if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4f}"
+        return "" if math.isnan(value) else f"{value:.3f}"
     return str(value)
 
 
@@ -149,10 +222,17 @@ def score_class(value: Any) -> str:
     return f"heat-{max(0, min(10, round(float(value) * 10)))}"
 
 
+def has_match(text: str | None, phrase: str | None, match_case: bool = False) -> bool:
+    """True when the searched phrase occurs in text (a collapsed text holding it opens)."""
+    return any(hit for _, hit in highlight(text, phrase, match_case)) if phrase else False
+
+
 def make_env() -> Environment:
     env = Environment(loader=FileSystemLoader(str(HERE / "templates")), autoescape=True)
     env.filters["fmt"] = fmt_value
     env.globals.update(url=url, trajectory_url=trajectory_url, score_class=score_class,
+                       highlight=highlight, has_match=has_match, scorer_name=scorer_name,
+                       answer_items=answer_items,
                        COLLAPSE_CHARS=COLLAPSE_CHARS, PAGE_CHARS=PAGE_CHARS)
     return env
 
@@ -190,6 +270,12 @@ def _required(request: Request, *names: str) -> list[str]:
     return values
 
 
+def _phrase(request: Request) -> tuple[str | None, bool]:
+    """The searched phrase a page highlights (?q=, ?case=1 to match case), if any."""
+    q = (request.query_params.get("q") or "").strip() or None
+    return q, request.query_params.get("case") in ("1", "true", "on")
+
+
 # -- pages -------------------------------------------------------------------------------
 HOME = ("Leaderboards", "/")
 
@@ -215,6 +301,10 @@ def page_home(wh: ServeWarehouse, request: Request) -> Page:
                 {"changes": changes})
 
 
+def _board_title(benchmark: str, mode: str) -> str:
+    return f"{benchmark} · {mode}"
+
+
 def page_board(wh: ServeWarehouse, request: Request) -> Page:
     benchmark, mode = _required(request, "benchmark", "mode")
     scorer = request.query_params.get("scorer") or None
@@ -223,6 +313,8 @@ def page_board(wh: ServeWarehouse, request: Request) -> Page:
     if scorer is not None and scorer not in scorers:
         raise NotFound(f"no scorer {scorer!r} for {benchmark} {mode}")
     ranked = wh.board("ranked", benchmark, mode)
+    intervals = wh.board("clustered", benchmark, mode)
+    chart = None
     if scorer is not None:
         scored = {r["run_id"]: r for r in wh.serve_rows(
             "board_by_scorer", benchmark=benchmark, mode=mode, scorer=scorer, shared=shared,
@@ -237,33 +329,70 @@ def page_board(wh: ServeWarehouse, request: Request) -> Page:
             # rank() semantics: ties share the rank of the first of them.
             same = position and rows[position - 1]["score"] == row["score"]
             row["rank"] = rows[position - 1]["rank"] if same else position + 1
-        note = (f"Scored by {scorer} for every run" + (", on the questions every run has"
-                                                       if shared else "")
-                + "; no intervals or rank groups (those are computed for the default score"
-                  " sources).")
+        note = (f"Every run scored by the {scorer_name(scorer)} ({scorer})"
+                + (", on the questions every run has" if shared else "")
+                + "; no intervals or rank groups here (those are computed for each run's "
+                  "default scorer).")
+        html_columns = ["rank", "model", "score", "n_questions", "default_score", "scorer"]
     elif shared:
         rows = wh.board("common", benchmark, mode)
-        note = "Only the questions every run of the board answered (leaderboard_common)."
+        note = ("Only the questions every run of the board answered, so every score is over "
+                "the same questions (leaderboard_common).")
+        html_columns = ["rank", "model", "score", "n_questions", "default_score",
+                        "default_rank", "scorer"]
     else:
-        rows = ranked
-        note = ("Default score source of each run; rank_group: runs not shown to differ "
-                "from their group's leader (Holm-adjusted sign test, leaderboard_ranked).")
+        # the default interval: clustered by patient (leaderboard_clustered); the naive one
+        # stays in the JSON as ci_naive_low / ci_naive_high
+        clustered = {r["run_id"]: r for r in intervals}
+        rows = [{**r, "ci_naive_low": r["ci_low"], "ci_naive_high": r["ci_high"],
+                 **{k: clustered.get(r["run_id"], {}).get(k) for k in (
+                     "ci_low", "ci_high", "n_clusters", "design_effect", "single_cluster")}}
+                for r in ranked]
+        note = ("Each run scored by its default scorer; 95% CI: clustered by patient "
+                "(questions about one patient are not independent). Rank group: runs not "
+                "shown to differ from their group's first run (Holm-adjusted paired sign "
+                "test); n: questions present / expected by the split.")
+        html_columns = ["rank", "rank_group", "model", "score", "ci", "coverage", "scorer",
+                        "notes"]
+        chart = Markup(leaderboard_chart(
+            rows, "board-chart", mode, board_marks(rows),
+            link=lambda r: url("/questions", run=r["run_id"])))
     if not rows:
         raise NotFound(f"no leaderboard for {benchmark} {mode}")
+    marks = board_marks(ranked)
     heat = url("/heatmap", benchmark=benchmark, mode=mode)
     table = Table.of(rows, model=lambda r: url("/questions", run=r["run_id"]),
                      run_id=lambda r: url("/questions", run=r["run_id"]))
     table.note = note
-    title = f"{benchmark} · {mode}"
-    # the default interval: clustered by patient (leaderboard_clustered)
-    intervals = wh.board("clustered", benchmark, mode)
+    table.html_columns = html_columns
+    table.headers = {"rank_group": "group", "ci": "95% CI", "coverage": "n / expected",
+                     "n_questions": "questions", "default_score": "default score",
+                     "default_rank": "default rank", "model": "model"}
+    table.display = {
+        "model": lambda r: r.get("display_name") or r["model"],
+        "ci": lambda r: (None if r.get("ci_low") is None else
+                         f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"),
+        "coverage": lambda r: f"{r.get('present')} / {r.get('expected')}",
+        "scorer": lambda r: scorer_name(r.get("score_source")),
+        "notes": lambda r: "; ".join(marks.get(r["run_id"], [])) or None,
+    }
+    title = _board_title(benchmark, mode)
     return Page("board.html", title, [HOME, (title, url("/board", benchmark=benchmark,
                                                         mode=mode))],
                 {"board": table},
                 {"benchmark": benchmark, "mode": mode, "scorer": scorer, "shared": shared,
-                 "scorers": scorers, "heatmap_url": heat, "intervals": intervals,
-                 "runs": [(r["run_id"], r.get("display_name") or r["model"]) for r in rows]},
+                 "scorers": [(s, scorer_name(s)) for s in scorers], "heatmap_url": heat,
+                 "chart": chart, "mixed": mixed_scorers_note(ranked),
+                 "scorer_words": sorted({(r["score_source"], scorer_name(r["score_source"]),
+                                          scorer_description(r["score_source"]))
+                                         for r in rows if r.get("score_source")}),
+                 "search_url": url("/search", benchmark=benchmark, mode=mode),
+                 "runs": [(r["run_id"], r.get("display_name") or r["model"]) for r in ranked],
+                 "intervals": intervals},
                 {"intervals": intervals})
+
+
+HEAT_TASK_CHARS = 18  # longer task names are shortened in the heat map's headers
 
 
 def page_heatmap(wh: ServeWarehouse, request: Request) -> Page:
@@ -271,23 +400,44 @@ def page_heatmap(wh: ServeWarehouse, request: Request) -> Page:
     cells = wh.board("by_task", benchmark, mode)
     if not cells:
         raise NotFound(f"no leaderboard for {benchmark} {mode}")
-    tasks: list[str] = []
+    # Columns by task group, then task; rows in board order (best first).
+    tasks = sorted({(c["task_group"] or "", c["task"] or "") for c in cells})
+    order = {r["run_id"]: i for i, r in enumerate(wh.board("ranked", benchmark, mode))}
     runs: dict[str, str] = {}
     grid: dict[tuple[str, str], dict[str, Any]] = {}
     for cell in cells:
-        if cell["task"] not in tasks:
-            tasks.append(cell["task"])
         runs.setdefault(cell["run_id"], cell["display_name"])
-        grid[(cell["run_id"], cell["task"])] = cell
-    matrix = [(run_id, name, [(task, grid.get((run_id, task))) for task in tasks])
-              for run_id, name in sorted(runs.items(), key=lambda kv: kv[1])]
-    title = f"{benchmark} · {mode}"
+        grid[(cell["run_id"], cell["task"] or "")] = cell
+    groups: list[tuple[str, int]] = []
+    for group, _ in tasks:
+        if groups and groups[-1][0] == group:
+            groups[-1] = (group, groups[-1][1] + 1)
+        else:
+            groups.append((group, 1))
+    columns = [{"group": group, "task": task, "label": shorten(task, HEAT_TASK_CHARS),
+                "first": i == 0 or tasks[i - 1][0] != group}
+               for i, (group, task) in enumerate(tasks)]
+    matrix = []
+    for run_id, name in sorted(runs.items(), key=lambda kv: (order.get(kv[0], len(order)),
+                                                              kv[1] or "")):
+        row = []
+        for column in columns:
+            cell = grid.get((run_id, column["task"]))
+            score = cell["score"] if cell else None
+            row.append({**column, "cell": cell,
+                        "value": "" if score is None else f"{round(score * 100):d}",
+                        "title": (f"{name} · {column['group']} / {column['task']}: "
+                                  + (f"{score:.3f} over {cell['n_questions']} questions"
+                                     if cell else "no questions"))})
+        matrix.append((run_id, name, row))
+    title = _board_title(benchmark, mode)
     return Page("heatmap.html", f"Model × task: {title}",
                 [HOME, (title, url("/board", benchmark=benchmark, mode=mode)),
                  ("Model × task", url("/heatmap", benchmark=benchmark, mode=mode))],
                 {"cells": Table.of(cells, run_id=lambda r: url("/questions", run=r["run_id"],
                                                                 task=r["task"]))},
-                {"tasks": tasks, "matrix": matrix})
+                {"columns": columns, "groups": groups, "matrix": matrix,
+                 "board_url": url("/board", benchmark=benchmark, mode=mode)})
 
 
 def _run_crumbs(run: dict[str, Any]) -> list[tuple[str, str]]:
@@ -319,7 +469,7 @@ def page_questions(wh: ServeWarehouse, request: Request) -> Page:
     (run_id,) = _required(request, "run")
     task = request.query_params.get("task") or None
     run = _run(wh, run_id)
-    rows = wh.serve_rows("run_questions", run=run_id, task=task)
+    rows = wh.serve_rows("run_questions", run=run_id, task=task, scorer=run["score_source"])
     crumbs = _run_crumbs(run)
     if task:
         crumbs.append((task, url("/questions", run=run_id, task=task)))
@@ -327,6 +477,10 @@ def page_questions(wh: ServeWarehouse, request: Request) -> Page:
     table = Table.of(
         rows, qid=lambda r: url("/question", benchmark=bench, qid=r["qid"]),
         prediction=lambda r: trajectory_url(run_id, r["qid"], r["first_run_index"]))
+    table.html_columns = ["qid", "task", "score", "status", "prediction", "gold", "n_runs",
+                          "n_tool_calls"]
+    table.headers = {"n_runs": "attempts", "n_tool_calls": "tool calls",
+                     "prediction": "answer (first attempt)"}
     return Page("questions.html", f"{run.get('display_name') or run_id}"
                 + (f" · {task}" if task else ""), crumbs, {"questions": table},
                 {"run": run, "task": task})
@@ -346,19 +500,33 @@ def page_question(wh: ServeWarehouse, request: Request) -> Page:
         row["reason"] = lineage.get("reason")
     first = info[0]
     crumbs = [HOME]
+    # The diff form starts on the two best answers of the first mode listed.
+    pair = [r["run_id"] for r in answers if answers and r["mode"] == answers[0]["mode"]][:2]
+    answers_table = Table.of(
+        answers,
+        prediction=lambda r: trajectory_url(r["run_id"], qid, r["run_index"]),
+        display_name=lambda r: url("/questions", run=r["run_id"], task=first["task"]),
+        diff=lambda r: (url("/diff", qid=qid, a=pair[0], b=r["run_id"], ib=r["run_index"])
+                        if pair and r["run_id"] != pair[0] else None))
+    answers_table.html_columns = ["display_name", "mode", "run_index", "score", "status",
+                                  "prediction_source", "prediction", "error_class", "diff"]
+    answers_table.headers = {"display_name": "model", "run_index": "attempt",
+                             "prediction_source": "answer from", "prediction": "answer",
+                             "error_class": "error", "diff": "beside the first"}
+    answers_table.display = {"diff": lambda r: "⇄" if pair and r["run_id"] != pair[0]
+                             else None,
+                             "error_class": lambda r: (None if r["error_class"] == "none"
+                                                       else r["error_class"])}
     return Page("question.html", f"Question {qid}",
                 crumbs + [(f"Question {qid}", url("/question", benchmark=benchmark,
                                                   qid=qid))],
-                {"answers": Table.of(
-                    answers,
-                    prediction=lambda r: trajectory_url(r["run_id"], qid, r["run_index"]),
-                    display_name=lambda r: url("/questions", run=r["run_id"],
-                                               task=first["task"])),
+                {"answers": answers_table,
                  "archived": Table.of(
                      archived,
                      prediction=lambda r: trajectory_url(r["run_id"], qid, r["run_index"]),
                      run_id=lambda r: url("/lineage/diff", archived=r["run_id"]))},
-                {"info": first, "benchmark": benchmark, "qid": qid},
+                {"info": first, "benchmark": benchmark, "qid": qid, "answers": answers,
+                 "pair": pair},
                 {"question": first})
 
 
@@ -388,7 +556,8 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
             total = message[f"{fld}_chars"] or 0
             message[f"{fld}_more"] = (
                 url("/message", run=run_id, qid=qid, index=run_index,
-                    msg=message["msg_idx"], field=fld, page=1)
+                    msg=message["msg_idx"], field=fld, page=1,
+                    q=request.query_params.get("q"), case=request.query_params.get("case"))
                 if total > PAGE_CHARS else None)
     nav = around[0] if around else {}
     prev_url = (trajectory_url(run_id, nav["prev_qid"], nav["prev_run_index"])
@@ -401,12 +570,23 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
     crumbs = _run_crumbs(run) + [
         (rec["task"] or "task", url("/questions", run=run_id, task=rec["task"])),
         (f"{qid} #{run_index}", trajectory_url(run_id, qid, run_index))]
+    q, case = _phrase(request)
+    for score in scores:
+        score["name"] = scorer_name(score["scorer"])
+        score["what"] = scorer_description(score["scorer"])
+        score["leaderboard"] = score["scorer"] == rec["score_source"]
+    scores_table = Table.of(scores)
+    scores_table.html_columns = ["leaderboard", "name", "f1", "precision", "recall",
+                                 "exact_match", "n_pred", "n_gold", "what"]
+    scores_table.headers = {"leaderboard": "on the board", "name": "scorer", "f1": "score"}
+    scores_table.display = {"leaderboard": lambda r: "✓" if r["leaderboard"] else None,
+                            "name": lambda r: f"{r['name']} ({r['scorer']})"}
     return Page("trajectory.html", f"Trajectory {qid} · {rec['display_name']}", crumbs,
                 {"messages": Table.of(messages), "tool_calls": Table.of(calls),
-                 "images": Table.of(images), "scores": Table.of(scores)},
+                 "images": Table.of(images), "scores": scores_table},
                 {"rec": rec, "messages": messages, "calls_by_msg": calls_by_msg,
                  "images_by_msg": images_by_msg, "prev_url": prev_url, "next_url": next_url,
-                 "nav": nav,
+                 "nav": nav, "q": q, "case": case,
                  "question_url": url("/question", benchmark=rec["benchmark"], qid=qid)},
                 {"result": rec, "prev": prev_url, "next": next_url})
 
@@ -432,16 +612,23 @@ def page_message(wh: ServeWarehouse, request: Request) -> Page:
         if not 0 <= n < n_pages:
             return None
         return url("/message", run=run_id, qid=qid, index=run_index, msg=msg_idx, field=fld,
-                   page=n)
+                   page=n, q=request.query_params.get("q"),
+                   case=request.query_params.get("case"))
 
     back = trajectory_url(run_id, qid, run_index)
+    q, case = _phrase(request)
     return Page("message.html", f"Message {msg_idx} of {qid} ({fld}), page {page + 1}",
                 [HOME, (f"{qid} #{run_index}", back),
                  (f"message {msg_idx} page {page + 1}", page_url(page) or back)],
                 {}, {"row": row, "page_no": page, "n_pages": n_pages,
                      "prev_url": page_url(page - 1), "next_url": page_url(page + 1),
-                     "back": back + f"#m{msg_idx}", "field": fld},
+                     "back": back + f"#m{msg_idx}", "field": fld, "q": q, "case": case},
                 {"message": row, "page": page, "n_pages": n_pages})
+
+
+COMPARE_FILTERS = (("every question", None), ("disagreements", "disagreements"),
+                   ("A better", "a_better"), ("B better", "b_better"), ("ties", "tie"),
+                   ("only A", "only_a"), ("only B", "only_b"))
 
 
 def page_compare(wh: ServeWarehouse, request: Request) -> Page:
@@ -452,50 +639,199 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
     mode_b = params.get("mode_b") or None
     only = params.get("only") or None
     context: dict[str, Any] = {"a": a, "b": b, "benchmark": benchmark, "mode": mode,
-                               "mode_b": mode_b, "only": only,
-                               "outcomes": ("disagreements", *OUTCOMES), "error": None,
-                               "summary": None}
+                               "mode_b": mode_b, "only": only, "error": None,
+                               "candidates": [], "summary": None, "chart": None,
+                               "filters": [], "boards": sorted({(r["benchmark"], r["mode"])
+                                                                for r in wh.memo("ranked")})}
     tables: dict[str, Table] = {}
     data: dict[str, Any] = {}
     status = 200
+    here = {"a": a, "b": b, "benchmark": benchmark, "mode": mode, "mode_b": mode_b}
     if a and b:
         try:
-            comparison = wh.comparison(a, b, benchmark, mode, only, mode_b)
+            wanted = wanted_outcomes(only) if only else None
+            comparison = wh.comparison(a, b, benchmark, mode, None, mode_b)
         except WarehouseError as error:
             context["error"] = str(error)
+            # An ambiguous name: each run it could mean, as a link that picks it and its
+            # board (so that a model name on the other side means its run of that board).
+            side = "b"
+            try:
+                wh.resolve_run(a, benchmark, mode)
+            except WarehouseError:
+                side = "a"
+            boards = {r["run_id"]: r for r in wh.memo("ranked")}
+            context["candidates"] = [
+                (c, url("/compare", **{**here, side: c, "only": only,
+                                       "benchmark": boards.get(c, {}).get("benchmark"),
+                                       "mode": boards.get(c, {}).get("mode")}))
+                for c in error.candidates]
             status = 400
         else:
-            rows = comparison.questions.to_pylist()
-            bench = benchmark or (wh.serve_rows("run", run=comparison.run_a) or [{}])[0].get(
-                "benchmark")
-            tables["questions"] = Table.of(
+            every = comparison.questions.to_pylist()
+            rows = [r for r in every if wanted is None or r["outcome"] in wanted]
+            counts = {o: sum(r["outcome"] == o for r in every) for o in OUTCOMES}
+            counts["disagreements"] = counts["a_better"] + counts["b_better"]
+            context["filters"] = [
+                (label, key, len(every) if key is None else counts[key],
+                 url("/compare", **{**here, "a": comparison.run_a, "b": comparison.run_b,
+                                    "only": key}))
+                for label, key in COMPARE_FILTERS]
+            names = {r["run_id"]: r for r in (wh.serve_rows("run", run=comparison.run_a)
+                                              + wh.serve_rows("run", run=comparison.run_b))}
+            name_a = names.get(comparison.run_a, {}).get("display_name") or comparison.run_a
+            name_b = names.get(comparison.run_b, {}).get("display_name") or comparison.run_b
+            bench = benchmark or names.get(comparison.run_a, {}).get("benchmark")
+            groups = wh.serve_rows("compare_groups", run_a=comparison.run_a,
+                                   run_b=comparison.run_b)
+            if groups:
+                context["chart"] = Markup(comparison_chart(groups, "compare-chart", name_a,
+                                                           name_b))
+            table = Table.of(
                 rows, qid=lambda r: url("/question", benchmark=bench, qid=r["qid"]),
                 prediction_a=lambda r: (trajectory_url(comparison.run_a, r["qid"])
                                         if r["outcome"] != "only_b" else None),
                 prediction_b=lambda r: (trajectory_url(comparison.run_b, r["qid"])
-                                        if r["outcome"] != "only_a" else None))
+                                        if r["outcome"] != "only_a" else None),
+                steps=lambda r: (url("/diff", qid=r["qid"], a=comparison.run_a,
+                                     b=comparison.run_b)
+                                 if r["outcome"] not in ("only_a", "only_b") else None))
+            table.html_columns = ["qid", "task", "score_a", "score_b", "outcome",
+                                  "prediction_a", "prediction_b", "gold", "steps"]
+            table.headers = {"score_a": "score A", "score_b": "score B",
+                             "prediction_a": "answer A", "prediction_b": "answer B",
+                             "steps": "trajectories"}
+            table.display = {"steps": lambda r: ("side by side"
+                                                 if r["outcome"] not in ("only_a", "only_b")
+                                                 else None)}
+            tables["questions"] = table
             context.update(summary=comparison.summary, run_a=comparison.run_a,
-                           run_b=comparison.run_b,
+                           run_b=comparison.run_b, name_a=name_a, name_b=name_b,
+                           groups=groups,
                            detectability=detectability(comparison.summary or {}))
             data.update(run_a=comparison.run_a, run_b=comparison.run_b,
-                        summary=comparison.summary)
+                        summary=comparison.summary, groups=groups)
     return Page("compare.html", "Compare two runs",
                 [HOME, ("Compare", url("/compare", a=a, b=b, benchmark=benchmark, mode=mode,
                                        mode_b=mode_b, only=only))],
                 tables, context, data, status)
 
 
+SEARCH_PAGE = 50
+
+
+def page_search(wh: ServeWarehouse, request: Request) -> Page:
+    params = request.query_params
+    q, case = _phrase(request)
+    start = max(0, _int(request, "start", 0) or 0)
+    filters = {k: params.get(k) or None for k in ("benchmark", "mode", "model", "task",
+                                                  "role")}
+    archived = params.get("archived") in ("1", "true", "on")
+    context: dict[str, Any] = {"q": q or "", "case": case, "archived": archived, **filters,
+                               "roles": ROLES, "hits": [], "error": None, "more": False,
+                               "start": start, "searched": False, "n_runs": 0,
+                               "boards": sorted({(r["benchmark"], r["mode"])
+                                                 for r in wh.memo("ranked")})}
+    tables: dict[str, Table] = {}
+    status = 200
+    if q:
+        try:
+            result = wh.search_page(SearchQuery(q, **filters, match_case=case,
+                                                include_archived=archived,
+                                                limit=SEARCH_PAGE, offset=start))
+        except SearchError as error:
+            context["error"] = str(error)
+            status = 400
+        else:
+            for hit in result.hits:
+                hit["href"] = hit_url(hit, q, case)
+            here = {"q": q, "case": "1" if case else None,
+                    "archived": "1" if archived else None, **filters}
+            table = Table.of(result.hits)
+            table.html_rows = None  # the search already returns one page
+            tables["hits"] = table
+            context.update(hits=result.hits, more=result.more, searched=True,
+                           n_runs=result.n_runs,
+                           next_url=(url("/search", **here, start=start + SEARCH_PAGE)
+                                     if result.more else None),
+                           prev_url=(url("/search", **here, start=max(0, start - SEARCH_PAGE))
+                                     if start else None))
+    return Page("search.html", f"Search: {q}" if q else "Search",
+                [HOME, ("Search", url("/search", q=q))], tables, context,
+                {"more": context["more"], "error": context["error"]}, status)
+
+
+def hit_url(hit: dict[str, Any], q: str, case: bool) -> str:
+    """Where a search match is: its message in the trajectory, with the phrase marked; the
+    page of /message that holds it when it lies past the first page of a long text."""
+    page = (hit["match_at"] or 0) // PAGE_CHARS
+    marks = {"q": q, "case": "1" if case else None}
+    if hit["field"] != "arguments" and page > 0:
+        return url("/message", run=hit["run_id"], qid=hit["qid"], index=hit["run_index"],
+                   msg=hit["msg_idx"], field=hit["field"], page=page, **marks)
+    anchor = (f"#c{hit['msg_idx']}-{hit['call_idx']}" if hit["field"] == "arguments"
+              else f"#m{hit['msg_idx']}")
+    return url("/trajectory", run=hit["run_id"], qid=hit["qid"], index=hit["run_index"],
+               **marks) + anchor
+
+
+def page_diff(wh: ServeWarehouse, request: Request) -> Page:
+    qid, run_a, run_b = _required(request, "qid", "a", "b")
+    # Both results and both step lists in one query each (every attempt of the two runs).
+    results = wh.serve_rows("diff_results", qid=qid, run_a=run_a, run_b=run_b)
+    steps = wh.serve_rows("diff_steps", qid=qid, run_a=run_a, run_b=run_b)
+    sides = []
+    for run_id, index_param in ((run_a, "ia"), (run_b, "ib")):
+        attempts = [r for r in results if r["run_id"] == run_id]
+        if not attempts:
+            raise NotFound(f"no result {qid!r} in run {run_id!r}")
+        run_index = _int(request, index_param, attempts[0]["run_index"])
+        rec = next((r for r in attempts if r["run_index"] == run_index), None)
+        if rec is None:
+            raise NotFound(f"no result {qid!r} (attempt {run_index}) in run {run_id!r}")
+        sides.append({"rec": rec, "url": trajectory_url(run_id, qid, run_index),
+                      "steps": [s for s in steps if s["run_id"] == run_id
+                                and s["run_index"] == run_index]})
+    rows = align_steps(sides[0]["steps"], sides[1]["steps"])
+    first = next((i for i, row in enumerate(rows) if row.kind != "same"), None)
+    a, b = (side["rec"] for side in sides)
+    title = f"{qid}: {a['display_name']} · {a['mode']} against {b['display_name']} · {b['mode']}"
+    return Page("diff.html", title,
+                [HOME, (f"Question {qid}", url("/question", benchmark=a["benchmark"], qid=qid)),
+                 ("Side by side", url("/diff", qid=qid, a=run_a, b=run_b))],
+                {"steps": Table.of([row.flat() for row in rows])},
+                {"sides": sides, "rows": rows, "first": first, "qid": qid},
+                {"a": a, "b": b, "first_difference": first})
+
+
+LINEAGE_HEADERS = {"archive_name": "archive", "superseded_by_run_id": "superseded by",
+                   "n_archived_results": "results", "n_shared": "shared", "n_fixed": "fixed",
+                   "n_broke": "broke", "n_improved": "improved", "n_regressed": "regressed",
+                   "n_changed": "changed", "n_same": "same", "n_only_archived": "only before",
+                   "n_only_current": "only after", "match_kind": "matched by"}
+
+
 def page_lineage(wh: ServeWarehouse, request: Request) -> Page:
     rows = wh.memo("lineage")
+    table = Table.of(
+        rows, archive_name=lambda r: url("/lineage/diff", archived=r["archived_run_id"]),
+        superseded_by_run_id=lambda r: (url("/questions", run=r["superseded_by_run_id"])
+                                        if r["superseded_by_run_id"] else None))
+    table.html_columns = ["archive_name", "relation", "superseded_by_run_id", "match_kind",
+                          "reason", "model", "mode", "n_archived_results", "n_shared",
+                          "n_fixed", "n_broke", "n_improved", "n_regressed", "n_changed",
+                          "n_same", "n_only_archived", "n_only_current"]
+    table.headers = LINEAGE_HEADERS
     return Page("table.html", "Archive lineage", [HOME, ("Archive lineage", "/lineage")],
-                {"lineage": Table.of(
-                    rows, archived_run_id=lambda r: url("/lineage/diff",
-                                                        archived=r["archived_run_id"]),
-                    superseded_by_run_id=lambda r: (url("/questions",
-                                                        run=r["superseded_by_run_id"])
-                                                    if r["superseded_by_run_id"] else None))},
+                {"lineage": table},
                 {"intro": "Which archived run was superseded by which current run, how it "
-                          "was matched, and how the answers changed (archive_lineage)."})
+                          "was matched, and how the answers changed, question by question "
+                          "(archive_lineage). Fixed: it now succeeds and scores higher; "
+                          "broke: it no longer succeeds and scores lower; improved / "
+                          "regressed: the score (set F1) went up / down otherwise; changed: "
+                          "another difference (a status that changed at the same score, "
+                          "another answer scoring the same). Click an archive for its "
+                          "questions."})
 
 
 def page_lineage_diff(wh: ServeWarehouse, request: Request) -> Page:
@@ -504,20 +840,31 @@ def page_lineage_diff(wh: ServeWarehouse, request: Request) -> Page:
     lineage = [r for r in wh.memo("lineage") if r["archived_run_id"] == archived]
     if not lineage:
         raise NotFound(f"no archived run {archived!r}")
+    diff = Table.of(
+        rows,
+        archived_prediction=lambda r: (trajectory_url(archived, r["qid"], r["run_index"])
+                                       if r["archived_status"] is not None else None),
+        current_prediction=lambda r: (trajectory_url(r["current_run_id"], r["qid"],
+                                                     r["run_index"])
+                                      if r["current_status"] is not None else None))
+    diff.html_columns = ["qid", "run_index", "task", "change", "archived_status",
+                         "current_status", "archived_f1", "current_f1", "archived_prediction",
+                         "current_prediction"]
+    diff.headers = {"run_index": "attempt", "archived_status": "status before",
+                    "current_status": "status after", "archived_f1": "F1 before",
+                    "current_f1": "F1 after", "archived_prediction": "answer before",
+                    "current_prediction": "answer after"}
+    summary = Table.of(lineage)
+    summary.html_columns = ["archive_name", "relation", "superseded_by_run_id", "match_kind",
+                            "reason", "n_archived_results", "n_shared", "n_fixed",
+                            "n_broke", "n_improved", "n_regressed", "n_changed", "n_same"]
+    summary.headers = LINEAGE_HEADERS
     return Page("table.html", f"Archive {archived}",
                 [HOME, ("Archive lineage", "/lineage"),
                  (archived, url("/lineage/diff", archived=archived))],
-                {"diff": Table.of(
-                    rows,
-                    archived_prediction=lambda r: (trajectory_url(archived, r["qid"],
-                                                                  r["run_index"])
-                                                   if r["archived_status"] is not None else None),
-                    current_prediction=lambda r: (trajectory_url(r["current_run_id"], r["qid"],
-                                                                 r["run_index"])
-                                                  if r["current_status"] is not None else None)),
-                 "lineage": Table.of(lineage)},
+                {"diff": diff, "lineage": summary},
                 {"intro": "Before (archived) and after (current) answers, question by "
-                          "question (archive_diff)."})
+                          "question (archive_diff); F1 is set F1 (normalized)."})
 
 
 def page_rejects(wh: ServeWarehouse, request: Request) -> Page:
@@ -673,6 +1020,8 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
         Route("/message", endpoint(page_message)),
         Route("/image", image),
         Route("/compare", endpoint(page_compare)),
+        Route("/search", endpoint(page_search)),
+        Route("/diff", endpoint(page_diff)),
         Route("/lineage", endpoint(page_lineage)),
         Route("/lineage/diff", endpoint(page_lineage_diff)),
         Route("/rejects", endpoint(page_rejects)),

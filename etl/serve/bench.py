@@ -3,7 +3,8 @@
 process on a free loopback port, requests a sample of every page type (including the
 trajectory of the largest record and a page of its longest message) several times, and
 reports p50 / p95 / max per page type and the server's peak RSS (VmHWM) against the targets
-of issue 14 (p95 under TARGET_MS for every page type, peak RSS under RSS_LIMIT_MB): each
+(p95 under TARGET_MS for every page type, TARGETS_MS for search, peak RSS under
+RSS_LIMIT_MB): each
 missed target is marked MISSED and the command exits 1. The load average is reported too:
 on a shared machine the latencies grow with it."""
 
@@ -27,7 +28,14 @@ import duckdb
 from etl.query import SAFE_CONFIG
 
 TARGET_MS = 300.0
+# Page types with a target of their own: a search reads the text of every message it may
+# match (docs/SERVE.md, "Search").
+TARGETS_MS = {"search": 500.0}
 RSS_LIMIT_MB = 500.0
+
+
+def target_ms(kind: str) -> float:
+    return TARGETS_MS.get(kind, TARGET_MS)
 
 
 def _free_port() -> int:
@@ -61,10 +69,31 @@ def sample_urls(db: Path, per_type: int, seed: int) -> dict[str, list[str]]:
                         JOIN leaderboard b ON a.benchmark = b.benchmark AND a.mode = b.mode
                         AND a.run_id < b.run_id ORDER BY ALL""")
         archived = rows("SELECT archived_run_id FROM archive_lineage ORDER BY 1")
+        # Phrases as a reader would type them: two words from a random place of a random
+        # message (tool results included), a common word, and a phrase found nowhere (the
+        # whole text is read).
+        texts = rows("""SELECT content FROM messages WHERE content IS NOT NULL
+                        USING SAMPLE reservoir(200 ROWS) REPEATABLE (7)""")
+        shared = rows("""SELECT a.run_id, b.run_id, a.qid FROM results a
+                         JOIN results b ON a.qid = b.qid AND a.benchmark = b.benchmark
+                         AND a.mode = b.mode AND a.run_id < b.run_id AND a.run_index = 1
+                         AND b.run_index = 1 AND a.n_tool_calls > 0 AND b.n_tool_calls > 0
+                         JOIN leaderboard la ON la.run_id = a.run_id
+                         JOIN leaderboard lb ON lb.run_id = b.run_id
+                         ORDER BY ALL LIMIT 2000""")
 
     def pick(items: list, n: int = per_type) -> list:
         return rng.sample(items, min(n, len(items)))
 
+    phrases = []
+    for (text,) in pick([t for t in texts if len((t[0] or "").split()) > 3]):
+        words = text.split()
+        at = rng.randrange(len(words) - 1)
+        phrases.append(" ".join(words[at:at + 2])[:60])
+    searches = [{"q": p} for p in phrases] + [
+        {"q": "creatinine"}, {"q": "no such phrase anywhere 7f3a"},
+        {"q": "no such phrase anywhere 7f3a", "benchmark": boards[0][0], "mode": boards[0][1]},
+        {"q": "error", "role": "tool"}]
     traj = [{"run": r, "qid": q, "index": i} for r, q, i, _ in pick(results)]
     traj.append({"run": largest[0], "qid": largest[1], "index": largest[2]})
     last_page = max(0, (longest[4] or 1) - 1) // 10_000
@@ -84,6 +113,8 @@ def sample_urls(db: Path, per_type: int, seed: int) -> dict[str, list[str]]:
                          for p in sorted({0, last_page // 2, last_page})],
         "compare": [f"/compare?{urlencode({'a': a, 'b': b, 'benchmark': bm, 'mode': m})}"
                     for a, b, bm, m in pick(pairs, 5)],
+        "search": [f"/search?{urlencode(q)}" for q in searches],
+        "diff": [f"/diff?{urlencode({'qid': q, 'a': a, 'b': b})}" for a, b, q in pick(shared)],
         "lineage": ["/lineage"] + [f"/lineage/diff?{urlencode({'archived': a})}"
                                    for (a,) in archived],
         "rejects": ["/rejects"],
@@ -154,8 +185,8 @@ def run_bench(db: Path, per_type: int = 20, repeats: int = 3, seed: int = 1,
 
 def missed(report: dict) -> list[str]:
     """The targets a report misses, as sentences (empty when every target is met)."""
-    out = [f"{kind}: p95 {s['p95_ms']:.0f} ms, target under {TARGET_MS:.0f} ms"
-           for kind, s in report["pages"].items() if not s["p95_ms"] < TARGET_MS]
+    out = [f"{kind}: p95 {s['p95_ms']:.0f} ms, target under {target_ms(kind):.0f} ms"
+           for kind, s in report["pages"].items() if not s["p95_ms"] < target_ms(kind)]
     out += [f"{kind}: {len(errors)} failed request(s), first {errors[0]}"
             for kind, errors in report.get("failures", {}).items()]
     if not report["peak_rss_mb"] < RSS_LIMIT_MB:  # NaN (no reading) counts as missed
@@ -172,11 +203,11 @@ def format_report(report: dict) -> str:
         lines.append(f"load average (1/5/15 min) {before} before, {after} after, on "
                      f"{report['cpus']} CPUs; server ready after {report['startup_s']:.1f} s")
     lines.append(f"{'page':<20}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'max KB':>9}"
-                 f"  p95 < {TARGET_MS:.0f} ms")
+                 f"  p95 under (ms)")
     for kind, s in report["pages"].items():
-        flag = "ok" if s["p95_ms"] < TARGET_MS else "MISSED"
+        flag = "ok" if s["p95_ms"] < target_ms(kind) else "MISSED"
         lines.append(f"{kind:<20}{s['n']:>5}{s['p50_ms']:>9.1f}{s['p95_ms']:>9.1f}"
-                     f"{s['max_ms']:>9.1f}{s['max_kb']:>9.0f}  {flag}")
+                     f"{s['max_ms']:>9.1f}{s['max_kb']:>9.0f}  {target_ms(kind):.0f} {flag}")
     rss = report["peak_rss_mb"]
     lines.append(f"server peak RSS {rss:.0f} MB (target under {RSS_LIMIT_MB:.0f} MB): "
                  + ("ok" if rss < RSS_LIMIT_MB else "MISSED"))
@@ -201,7 +232,8 @@ def format_report(report: dict) -> str:
 def main(db_path: Path, per_type: int, repeats: int, seed: int, pages: tuple[str, ...],
          server_args: tuple[str, ...]) -> None:
     """Measure p50/p95/max latency per page type and the server's peak RSS; exit 1 when a
-    target (p95 under 300 ms for every page type, peak RSS under 500 MB) is missed."""
+    target (p95 under 300 ms for every page type, 500 ms for search, peak RSS under 500 MB)
+    is missed."""
     report = run_bench(db_path, per_type, repeats, seed, pages, server_args)
     click.echo(format_report(report))
     if missed(report):

@@ -1,5 +1,6 @@
 -- Per-question comparison of two leaderboard runs ($run_a, $run_b): every question either
--- answered, with the gold, both predictions (first run_index), both scores and the outcome,
+-- answered, with the gold, both predictions as their scorers read them (first run_index),
+-- both scores and the outcome,
 -- and each side's prediction source under its run's default scorer (first run_index; the
 -- authors' text scorer's finish_tool_call / no_prediction / ..., the mm scorer's note).
 -- The BETWEEN before each IN is for speed: DuckDB applies a range on run_id inside the
@@ -25,8 +26,12 @@ first_results AS (
     GROUP BY run_id, qid
 ),
 sources AS (
+    -- The prediction shown is the one the run's default scorer scored (the authors' text
+    -- scorer reads finish calls the ingest's own prediction column does not); the result's
+    -- prediction only where the scorer keeps none (rows read from score files).
     SELECT q.run_id, q.qid,
-           arg_min(coalesce(q.prediction_source, q.note), q.run_index) AS prediction_source
+           arg_min(coalesce(q.prediction_source, q.note), q.run_index) AS prediction_source,
+           arg_min(coalesce(q.predictions, q.prediction_strs), q.run_index) AS scored_prediction
     FROM question_scores AS q
     JOIN leaderboard_runs AS lr ON lr.run_id = q.run_id AND q.scorer = lr.score_source
     WHERE q.run_id BETWEEN least($run_a, $run_b) AND greatest($run_a, $run_b)
@@ -45,8 +50,8 @@ SELECT
     coalesce(a.task_group, b.task_group) AS task_group,
     coalesce(a.task, b.task) AS task,
     coalesce(ra.gold, rb.gold) AS gold,
-    ra.prediction AS prediction_a,
-    rb.prediction AS prediction_b,
+    coalesce(sa.scored_prediction, ra.prediction) AS prediction_a,
+    coalesce(sb.scored_prediction, rb.prediction) AS prediction_b,
     a.score AS score_a,
     b.score AS score_b,
     a.score - b.score AS diff,
