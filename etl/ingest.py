@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import secrets
 import sys
 import tempfile
 import time
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -107,6 +108,10 @@ class IngestSummary:
     load_seconds: float = 0.0
     table_rows: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # printed on stderr by the CLI
+
+    def to_json(self) -> dict[str, Any]:
+        """Every figure, for programs (`etl ingest --summary-json`, the bench)."""
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "db": str(self.db)}
 
     def in_progress_note(self) -> str:
         if not self.n_in_progress:
@@ -489,11 +494,14 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
 @click.option("--stop-after-idle", type=click.FloatRange(min=0), default=None,
               help="With --watch: stop once nothing has changed for this many seconds "
                    "since the last ingest.")
+@click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the ingest's figures (files parsed, bytes, results, "
+                   "seconds of parse and load, rows per table) as JSON to this file.")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
                    quiet: bool, in_progress_seconds: float, watch_tree: bool,
                    poll_seconds: float, settle_seconds: float, max_ingests: int | None,
-                   stop_after_idle: float | None) -> None:
+                   stop_after_idle: float | None, summary_json: Path | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
 
     Every results / scores / summary file under ROOT is parsed (in parallel, cached by
@@ -527,6 +535,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             progress=not quiet and sys.stderr.isatty() and not watch_tree,
                             in_progress_seconds=in_progress_seconds)
+    if watch_tree and summary_json is not None:
+        raise click.UsageError("--summary-json writes the figures of one ingest; it does "
+                               "not go with --watch.")
     if watch_tree:
         from etl.watch import WatchOptions, watch  # etl.watch builds on this module
 
@@ -544,6 +555,8 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
         click.echo(warning, err=True)
     for line in summary.lines():
         click.echo(line)
+    if summary_json is not None:
+        summary_json.write_text(json.dumps(summary.to_json(), indent=1) + "\n")
 
 
 @click.command("check")

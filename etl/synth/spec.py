@@ -172,7 +172,7 @@ TRAJECTORY_SHAPES: dict[str, TrajectoryShape] = {
     # two tool calls per trajectory, each result half the payload, up to a megabyte
     "long-tools": TrajectoryShape("long-tools", 2_000_000, 2, 1_000_000, 2_000, 1.0),
     # a step per 400 characters (up to 500 steps): many short messages
-    "many-short": TrajectoryShape("many-short", 400, 500, 100_000, 2_000, 0.33),
+    "many-short": TrajectoryShape("many-short", 400, 500, 100_000, 2_000, 0.30),
 }
 
 
