@@ -136,14 +136,18 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
             select=_select_for("results", redactions, exclude=("n_copies", "error_kind")),
             error_kind=load_sql("error_kind.sql").strip()),
             {"files": result_files})
-    # Trajectory text (tool results of up to 100k chars, patient timelines) lands in
-    # strings too long for DuckDB's dictionary/FSST compression, which then stores them
-    # uncompressed; ZSTD made the bench database 12x smaller and the insert faster.
-    con.execute("SET force_compression = 'zstd'")
-    # One INSERT per table, every file through the join against result_copies. Measured on
-    # the bench tree: loading the files without a losing copy without the join (the join
-    # removes none of their rows) made the insert faster but left 8 s of compression to the
-    # checkpoint; the joined insert writes its row groups compressed as it goes.
+    # The child inserts write each byte once (measured, docs/PERFORMANCE.md "Database
+    # size"): one thread each, since a parallel insert leaves a partial row group where a
+    # thread's run of input ends, which the next checkpoint merges and writes again, leaving
+    # the first copy as free blocks in the file (11% of it on the long-tools bench tree, a
+    # different amount on every build). The long text columns are declared ZSTD in schema/;
+    # every other column gets DuckDB's own choice (forcing ZSTD on the short strings of ids,
+    # tool names and scores took 2-3x more space).
+    threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+    con.execute("SET threads = 1")
+    # One INSERT per table, every file through the join against result_copies: loading the
+    # files without a losing copy without the join made the insert faster but left 8 s of
+    # compression to the checkpoint.
     for table in RESULT_CHILDREN:
         files = parquet(table, RESULT_KINDS)
         if files:
@@ -151,7 +155,7 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                                                         select=_select_for(table, redactions)),
                         {"files": files})
     con.execute("CHECKPOINT")
-    con.execute("RESET force_compression")
+    con.execute(f"SET threads = {threads:d}")
     score_files = parquet("question_scores", exclude=RESULT_KINDS)
     if score_files:
         select = _select_for("question_scores", redactions)
