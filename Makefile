@@ -14,7 +14,7 @@ help:
 	@echo "make ingest ROOT=DIR DB=FILE   ingest any results tree"
 	@echo "make test              run the test suite"
 	@echo "make lint              ruff"
-	@echo "make bench             the ingest vs the parse floor, a naive load and dlt, one table"
+	@echo "make bench             the ingest vs the parse floor and a naive load, on two tree shapes"
 	@echo "make report            write report.html from $(DB)"
 	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20)"
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
@@ -51,7 +51,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check etl tests
 
 # The bench extra (dlt, for the peer row) is installed on first use; BENCH_ARGS are passed on
-# (e.g. BENCH_ARGS="--gb 0.3 --no-dlt"; see `etl bench --help`).
+# (e.g. BENCH_ARGS="--gb 0.3 --dlt"; see `etl bench --help`).
 BENCH_ARGS ?=
 BENCH_STAMP := $(VENV)/.installed-bench
 

@@ -1,20 +1,27 @@
-"""`etl bench`: the ingest side by side with its peers, in one run, against issue 16's targets.
+"""`etl bench`: the ingest side by side with its peers, on two differently shaped trees, in
+one run, against the engine's targets.
 
-Rows, in the order they run (each in its own child process, while a sampler adds up the
-resident memory of that process and all its descendants, so peak memory is the whole
-process tree's, the ingest's parse workers included):
+On each tree (`etl synth --scale bench --shape S --seed N`, generated once and reused), rows
+in the order they run, each in its own child process while a sampler adds up the resident
+memory of that process and all its descendants (peak memory is the whole process tree's,
+the ingest's parse workers included):
 
 - floor: orjson.loads of every line of every result file, one process, nothing else;
 - naive: DuckDB read_json_auto of the same files into one wide table;
-- dlt: what a data engineer would write instead (etl/bench_dlt_peer.py: dlt normalizes
-  the nested JSON of the same files into DuckDB child tables), if dlt is installed;
+- dlt (with --dlt): what a data engineer would write instead (etl/bench_dlt_peer.py);
 - ours cold: `etl ingest --full` into an empty work directory (no parse cache);
 - no-op: `etl ingest` again, nothing changed;
-- ours warm: one result file touched (mtime only): its content hash is checked, nothing is
-  parsed, and every table and view is rebuilt from the warm parse cache;
-- append one record: one record appended to the largest results.jsonl of a run (what a
-  running evaluation does), then `etl ingest`.
+- one file touched: the append target's mtime moved, content unchanged;
+- one record appended: to the largest results.jsonl of a run (what a running evaluation
+  does), then `etl ingest`;
+- ours cold, again: a second `--full` of the same tree (the database's size must not
+  depend on the build).
 
+Then the scaling rows: on the first tree's shape and seed at smaller sizes (--scaling-gb),
+the floor, a cold build and an append, beside the full-size tree's: an append must cost
+what it adds, not what the tree holds.
+
+Our rows read the ingest's figures from `etl ingest --summary-json`, never from its text.
 The appended line and the touch are undone afterwards (the file is truncated back to its
 size and given its mtime again; a marker file beside the tree says what to undo if the run
 was killed), so the cached tree stays the one it was generated as."""
@@ -23,13 +30,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,16 +50,67 @@ from etl.pipeline.copies import RESULT_KINDS
 from etl.pipeline.discover import discover
 from etl.schema import fingerprint
 
-# Issue 16's targets. A time ratio is ours over the other row's seconds.
-FULL_OVER_FLOOR_MAX = 2.0  # full ingest <= 2.0x the one-core orjson parse floor
-FULL_OVER_FLOOR_STRETCH = 1.5
-DB_OVER_NAIVE_MAX = 1.0  # our database no larger than the naive load's
+# The targets. A time ratio is ours over the other row's seconds.
+COLD_OVER_FLOOR_MAX = 3.0  # a cold build <= 3x the one-core orjson parse floor
+COLD_OVER_FLOOR_STRETCH = 2.0
+COLD_OVER_NAIVE_MAX = 0.5  # and at most half of the naive load
+APPEND_OVER_COLD_MAX = 0.05  # one record appended <= 5% of a cold build
+APPEND_SECONDS_BELOW = 2.0  # and under 2 s
+TOUCH_OVER_COLD_MAX = 0.05  # one file touched <= 5% of a cold build
+NOOP_OVER_COLD_MAX = 0.03  # a no-op re-ingest <= 3% of a cold build
 PEAK_RSS_MB_BELOW = 1024.0  # peak memory of the whole process tree < 1 GB
-NOOP_OVER_FULL_MAX = 0.03  # a no-op re-ingest <= 3% of a full one
+DB_OVER_NAIVE_MAX = 1.0  # our database no larger than the naive load's
+COLD_SIZE_SPREAD_MAX = 0.02  # two cold builds of one tree: sizes within 2%
+# The append at the largest scaling size over the append at the smallest: flat, give or
+# take the noise of a shared machine.
+APPEND_GROWTH_MAX = 1.5
 
-OURS = ("ours_cold", "noop", "ours_warm", "append")
+DEFAULT_TREES = "long-tools:11,many-short:12"
+DEFAULT_SCALING_GB = "0.6,1.2"
+OURS = ("cold", "noop", "touch", "append", "cold_again")
 APPEND_MARKER = ".append-pending.json"
 DLT_PEER = Path(__file__).with_name("bench_dlt_peer.py")
+
+
+@dataclass(frozen=True)
+class TreeSpec:
+    """One bench tree: `etl synth --scale SCALE --bench-gb GB --shape SHAPE --seed SEED`."""
+
+    shape: str
+    seed: int
+    gb: float
+
+    @property
+    def name(self) -> str:
+        return f"{self.shape}-seed{self.seed}-{self.gb:g}gb"
+
+    @property
+    def label(self) -> str:
+        return f"{self.shape}, seed {self.seed}"
+
+
+def parse_trees(text: str, gb: float) -> list[TreeSpec]:
+    """'long-tools:11,many-short:12' -> the tree specs (each at gb)."""
+    from etl.synth.spec import TRAJECTORY_SHAPES
+
+    out = []
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        shape, _, seed = item.partition(":")
+        if shape not in TRAJECTORY_SHAPES or not seed.strip().isdigit():
+            raise click.BadParameter(f"{item!r}: expected SHAPE:SEED with SHAPE one of "
+                                     f"{', '.join(TRAJECTORY_SHAPES)}", param_hint="--trees")
+        out.append(TreeSpec(shape, int(seed), gb))
+    if not out:
+        raise click.BadParameter("no tree", param_hint="--trees")
+    return out
+
+
+def parse_sizes(text: str) -> list[float]:
+    try:
+        return sorted(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected sizes in GB such as 0.6,1.2",
+                                 param_hint="--scaling-gb") from None
 
 
 @dataclass
@@ -59,24 +118,28 @@ class Outcome:
     """What one child process did."""
 
     seconds: float
+    cpu_seconds: float  # user + system CPU of the process and every descendant it waited for
     peak_rss_mb: float
     stdout: str
     stderr: str
     returncode: int
     timed_out: bool = False
     over_memory: bool = False  # killed when its process tree went over the memory limit
+    load_average: float = 0.0  # the machine's 1-minute load average as the row started
 
 
 @dataclass
 class Row:
-    key: str  # floor | naive | dlt | ours_cold | noop | ours_warm | append
+    key: str  # floor | naive | dlt | cold | noop | touch | append | cold_again
     label: str
     status: str = "ok"  # ok | missing (tool not installed) | timed_out | over_memory | failed
     seconds: float | None = None
+    cpu_seconds: float | None = None
     peak_rss_mb: float | None = None
     db_bytes: int | None = None  # the database file as this row left it (+ its .wal)
     mb_per_s: float | None = None  # of the bytes the row read
     records_per_s: float | None = None
+    load_average: float | None = None
     note: str = ""
     detail: dict[str, Any] = field(default_factory=dict)
 
@@ -118,11 +181,20 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_child(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None,
               timeout: float | None = None, memory_mb: float | None = None) -> Outcome:
     """Run cmd in its own session; kill its whole process group after timeout seconds, or
     as soon as the resident memory of its process tree exceeds memory_mb (the machine is
-    shared: a peer that would take all of it is stopped and its row says so)."""
+    shared: a peer that would take all of it is stopped and its row says so). CPU time is
+    the difference of this process's waited-for children's usage around the run (one row
+    runs at a time; the ingest waits for its parse workers, so theirs is included)."""
+    load = os.getloadavg()[0]
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})}, cwd=cwd,
@@ -151,17 +223,22 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | Non
         out, err = proc.communicate()
     done.set()
     sampler.join()
-    return Outcome(time.perf_counter() - started, peak / 1024, out, err, proc.returncode,
-                   timed_out, over_memory)
+    return Outcome(time.perf_counter() - started, _children_cpu() - cpu_before, peak / 1024,
+                   out, err, proc.returncode, timed_out, over_memory, load)
 
 
-def run_measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Run cmd; return (seconds, peak RSS of its process tree in MB, stdout); a failure is
-    an error of the whole bench (the floor and our own ingest must run)."""
-    outcome = run_child(cmd, env)
+def run_measured(cmd: list[str]) -> Outcome:
+    """Run cmd; a failure is an error of the whole bench (the floor and our own ingest
+    must run)."""
+    outcome = run_child(cmd)
     if outcome.returncode != 0:
         raise click.ClickException(f"{' '.join(cmd[:4])} ... failed:\n{outcome.stderr[-2000:]}")
-    return outcome.seconds, outcome.peak_rss_mb, outcome.stdout
+    return outcome
+
+
+def _measured_row(key: str, label: str, outcome: Outcome, **extra: Any) -> Row:
+    return Row(key, label, seconds=outcome.seconds, cpu_seconds=outcome.cpu_seconds,
+               peak_rss_mb=outcome.peak_rss_mb, load_average=outcome.load_average, **extra)
 
 
 PARSE_FLOOR = """
@@ -199,25 +276,26 @@ def db_file_bytes(path: Path) -> int | None:
     return path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
 
-def _tree_key(scale: str, gb: float, seed: int) -> str:
+def _tree_key(scale: str, spec: TreeSpec) -> str:
     """What the cached tree was generated from: a new generator means a new tree."""
     sources = sorted((Path(__file__).parent / "synth").glob("*.py"))
-    return f"{scale} {gb} {seed} {fingerprint(sources)}\n"
+    return f"{scale} {spec.gb} {spec.seed} {spec.shape} {fingerprint(sources)}\n"
 
 
-def _ensure_tree(data: Path, gb: float, seed: int, scale: str) -> Path:
-    tree = data / "tree"
-    stamp = data / ".synth-done"
-    key = _tree_key(scale, gb, seed)
+def ensure_tree(home: Path, spec: TreeSpec, scale: str) -> Path:
+    """The tree of spec under home (generated once; again when the generator changed)."""
+    tree = home / "tree"
+    stamp = home / ".synth-done"
+    key = _tree_key(scale, spec)
     if stamp.exists() and stamp.read_text() == key:
-        undo_append(data)
+        undo_append(home)
         return tree
-    shutil.rmtree(data, ignore_errors=True)
-    data.mkdir(parents=True)
-    click.echo(f"generating a {scale} tree ({gb} GB for bench) in {tree} (once) ...", err=True)
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    click.echo(f"generating the {scale} tree {spec.name} in {tree} (once) ...", err=True)
     subprocess.run([sys.executable, "-m", "etl.cli", "synth", str(tree), "--scale", scale,
-                    "--bench-gb", str(gb), "--seed", str(seed)], check=True,
-                   stdout=subprocess.DEVNULL)
+                    "--bench-gb", str(spec.gb), "--seed", str(spec.seed),
+                    "--shape", spec.shape], check=True, stdout=subprocess.DEVNULL)
     stamp.write_text(key)
     return tree
 
@@ -263,18 +341,18 @@ def appended_record(path: Path) -> bytes:
     return orjson.dumps({**last, "qid": f"{last.get('qid')}-bench-append-{n}"}) + b"\n"
 
 
-def remember_file(data: Path, path: Path) -> None:
+def remember_file(home: Path, path: Path) -> None:
     """Write what undo_append needs before the file is touched or appended to."""
     st = path.stat()
-    (data / APPEND_MARKER).write_text(json.dumps(
+    (home / APPEND_MARKER).write_text(json.dumps(
         {"path": str(path), "size": st.st_size, "atime_ns": st.st_atime_ns,
          "mtime_ns": st.st_mtime_ns}))
 
 
-def undo_append(data: Path) -> None:
+def undo_append(home: Path) -> None:
     """Give the touched / appended file its size and mtime back (after the rows, or at the
     start of the next run if this one was killed in between)."""
-    marker = data / APPEND_MARKER
+    marker = home / APPEND_MARKER
     try:
         saved = json.loads(marker.read_text())
     except (OSError, ValueError):
@@ -286,39 +364,10 @@ def undo_append(data: Path) -> None:
     marker.unlink()
 
 
-# --- reading what `etl ingest` said ---------------------------------------------------------
-
-_PARSED = re.compile(r"(\d+) parsed \(([\d.]+) MB")
-_RESULTS = re.compile(r"^\s*results\s+(\d+)", re.MULTILINE)
-
-
-def ingest_said(stdout: str) -> dict[str, Any]:
-    """The summary of one `etl ingest`: nothing changed, or files parsed and results."""
-    first = stdout.strip().splitlines()[0] if stdout.strip() else ""
-    said: dict[str, Any] = {"unchanged": "nothing changed" in first}
-    if said["unchanged"]:
-        said.update(files_parsed=0, mb_parsed=0.0)
-    elif m := _PARSED.search(stdout):
-        said.update(files_parsed=int(m.group(1)), mb_parsed=float(m.group(2)))
-    if m := _RESULTS.search(stdout):
-        said["results"] = int(m.group(1))
-    said["summary"] = stdout.strip().splitlines()
-    return said
-
-
-def _ingest_note(said: dict[str, Any]) -> str:
-    if said["unchanged"]:
-        return "nothing changed: database left as is"
-    if "files_parsed" in said:
-        n = said["files_parsed"]
-        return f"{n} file{'' if n == 1 else 's'} parsed ({said['mb_parsed']:.1f} MB), rebuilt"
-    return (said["summary"] or ["?"])[0][:60]
-
-
-# --- the rows -------------------------------------------------------------------------------
+# --- the peers ------------------------------------------------------------------------------
 
 def _peer_row(key: str, label: str, outcome: Outcome, timeout: float | None) -> Row:
-    row = Row(key, label, seconds=outcome.seconds, peak_rss_mb=outcome.peak_rss_mb)
+    row = _measured_row(key, label, outcome)
     if outcome.timed_out:
         row.status, row.note = "timed_out", f"timed out after {timeout:g} s"
     elif outcome.over_memory:
@@ -363,97 +412,200 @@ def dlt_row(files: list[str], work: Path, result_bytes: int, timeout: float | No
     return row
 
 
-def run_bench(data: Path, gb: float, seed: int, jobs: int, scale: str = "bench",
-              peer_timeout: float | None = 3600.0, with_dlt: bool = True,
-              peer_memory_mb: float | None = 8192.0) -> dict:
-    """Generate (once) the tree under data, take every row in order (see the module
-    docstring) and return the report: rows, ratios, issue 16's targets."""
-    data = data.resolve()  # the dlt row runs in a directory of its own
-    tree = _ensure_tree(data, gb, seed, scale)
-    disc = discover(tree)
-    result_infos = [f for f in disc.files if f.kind in RESULT_KINDS]
-    result_files = [str(f.abs_path) for f in result_infos]
-    loadable_bytes = sum(f.size_bytes for f in disc.files)
-    result_bytes = sum(f.size_bytes for f in result_infos)
-    work = data / "work"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
-    db = work / "bench.duckdb"
-    py = sys.executable
-    rows: list[Row] = []
-    warm_page_cache([f.real_path for f in disc.files])
+# --- one tree -------------------------------------------------------------------------------
 
-    secs, rss, out = run_measured([py, "-c", PARSE_FLOOR, *result_files])
-    n_lines = int(out.strip() or 0)
-    rows.append(Row("floor", "floor: orjson, 1 core", seconds=secs, peak_rss_mb=rss,
-                    mb_per_s=result_bytes / 1e6 / secs, records_per_s=n_lines / secs,
-                    note="orjson.loads of every line of every result file, nothing else"))
+@dataclass
+class Settings:
+    """What every tree is measured with."""
 
-    naive_db = work / "naive.duckdb"
-    outcome = run_child([py, "-c", NAIVE, str(naive_db), *result_files], timeout=peer_timeout,
-                        memory_mb=peer_memory_mb)
-    row = _peer_row("naive", "naive: read_json_auto", outcome, peer_timeout)
+    scale: str = "bench"
+    jobs: int = 0
+    peer_timeout: float | None = 3600.0
+    peer_memory_mb: float | None = 8192.0
+    with_dlt: bool = False
+
+
+@dataclass
+class Tree:
+    """A generated tree, what discover says of it and where its rows write."""
+
+    spec: TreeSpec
+    home: Path
+    root: Path
+    files: list[FileInfo]
+    result_files: list[str]
+    tree_bytes: int  # every loadable file
+    result_bytes: int
+
+    @classmethod
+    def at(cls, home: Path, spec: TreeSpec, scale: str) -> Tree:
+        root = ensure_tree(home, spec, scale)
+        disc = discover(root)
+        results = [f for f in disc.files if f.kind in RESULT_KINDS]
+        tree = cls(spec, home, root, disc.files, [str(f.abs_path) for f in results],
+                   sum(f.size_bytes for f in disc.files), sum(f.size_bytes for f in results))
+        shutil.rmtree(tree.work, ignore_errors=True)
+        tree.work.mkdir()
+        warm_page_cache([f.real_path for f in disc.files])
+        return tree
+
+    @property
+    def work(self) -> Path:
+        return self.home / "work"
+
+    @property
+    def db(self) -> Path:
+        return self.work / "bench.duckdb"
+
+
+def floor_row(tree: Tree) -> Row:
+    outcome = run_measured([sys.executable, "-c", PARSE_FLOOR, *tree.result_files])
+    n_lines = int(outcome.stdout.strip() or 0)
+    return _measured_row("floor", "floor: orjson, 1 core", outcome,
+                         mb_per_s=tree.result_bytes / 1e6 / outcome.seconds,
+                         records_per_s=n_lines / outcome.seconds,
+                         note="orjson.loads of every line of every result file, nothing else",
+                         detail={"lines": n_lines})
+
+
+def naive_row(tree: Tree, settings: Settings) -> Row:
+    naive_db = tree.work / "naive.duckdb"
+    outcome = run_child([sys.executable, "-c", NAIVE, str(naive_db), *tree.result_files],
+                        timeout=settings.peer_timeout, memory_mb=settings.peer_memory_mb)
+    row = _peer_row("naive", "naive: read_json_auto", outcome, settings.peer_timeout)
     if row.status == "ok":
         n_naive = int(outcome.stdout.strip() or 0)
         row.db_bytes = db_file_bytes(naive_db)
-        row.mb_per_s = result_bytes / 1e6 / outcome.seconds
+        row.mb_per_s = tree.result_bytes / 1e6 / outcome.seconds
         row.records_per_s = n_naive / outcome.seconds
         row.note = f"one wide table of raw nested JSON, {n_naive} rows"
-    rows.append(row)
+    return row
 
-    rows.append(dlt_row(result_files, work, result_bytes, peer_timeout, peer_memory_mb)
-                if with_dlt else
-                Row("dlt", "dlt", status="missing", note="skipped (--no-dlt)"))
 
-    ingest = [py, "-m", "etl.cli", "ingest", str(tree), "--db", str(db), "--quiet",
-              "--jobs", str(jobs)]
+def ingest_row(tree: Tree, settings: Settings, key: str, label: str, *extra: str) -> Row:
+    """One `etl ingest` of the tree into its work database; the figures it wrote with
+    --summary-json are the row's detail."""
+    summary_path = tree.work / f"summary-{key}.json"
+    summary_path.unlink(missing_ok=True)
+    outcome = run_measured([sys.executable, "-m", "etl.cli", "ingest", str(tree.root), "--db",
+                            str(tree.db), "--quiet", "--jobs", str(settings.jobs),
+                            "--summary-json", str(summary_path), *extra])
+    summary = json.loads(summary_path.read_text())
+    return _measured_row(key, label, outcome, db_bytes=db_file_bytes(tree.db),
+                         note=_ingest_note(summary), detail={"summary": summary})
 
-    def ours(key: str, label: str, cmd: list[str], note: str = "") -> dict[str, Any]:
-        secs, rss, out = run_measured(cmd)
-        said = ingest_said(out)
-        rows.append(Row(key, label, seconds=secs, peak_rss_mb=rss, db_bytes=db_file_bytes(db),
-                        note=note or _ingest_note(said), detail=said))
-        return said
 
-    cold = ours("ours_cold", "ours cold (--full)", [*ingest, "--full"],
-                "every table and view, empty parse cache")
-    rows[-1].mb_per_s = loadable_bytes / 1e6 / rows[-1].seconds
-    rows[-1].records_per_s = n_lines / rows[-1].seconds
-    ours("noop", "no-op re-ingest", ingest)
+def _ingest_note(summary: dict[str, Any]) -> str:
+    if summary["unchanged"]:
+        return "nothing changed: database left as is"
+    n = summary["n_parsed"]
+    return (f"{n} file{'' if n == 1 else 's'} parsed ({summary['bytes_parsed'] / 1e6:.1f} MB); "
+            f"parse {summary['stage_seconds']:.1f} s, load {summary['load_seconds']:.1f} s")
 
-    target = append_target(disc.files)
+
+def touched_and_appended(tree: Tree, settings: Settings, rows: list[Row],
+                         touch: bool = True) -> None:
+    """The touch row (unless not touch) and the append row, on the append target; both
+    undone afterwards."""
+    target = append_target(tree.files)
     path = Path(target.real_path)
-    remember_file(data, path)
+    remember_file(tree.home, path)
     try:
-        os.utime(path, ns=(path.stat().st_atime_ns, time.time_ns()))
-        said = ours("ours_warm", "ours warm (touch 1 file)", ingest)
-        rows[-1].note = f"1 file touched: {_ingest_note(said)} from the cache"
-        rows[-1].detail["touched"] = target.path
+        if touch:
+            os.utime(path, ns=(path.stat().st_atime_ns, time.time_ns()))
+            row = ingest_row(tree, settings, "touch", "one file touched")
+            row.note = f"mtime of 1 file moved: {row.note}"
+            row.detail["touched"] = target.path
+            rows.append(row)
         line = appended_record(path)
         with open(path, "ab") as fh:
             fh.write(line)
-        said = ours("append", "append one record", ingest)
-        rows[-1].note = (f"+1 record ({_size(len(line))}) to a {_size(target.size_bytes)} "
-                         f"{Path(target.path).name}: {_ingest_note(said)}")
-        rows[-1].detail.update(appended_to=target.path, appended_bytes=len(line),
-                               appended_qid=orjson.loads(line)["qid"])
+        row = ingest_row(tree, settings, "append", "one record appended")
+        row.note = (f"+1 record ({_size(len(line))}) to a {_size(target.size_bytes)} "
+                    f"{Path(target.path).name}: {row.note}")
+        row.detail.update(appended_to=target.path, appended_bytes=len(line),
+                          appended_qid=orjson.loads(line)["qid"])
+        rows.append(row)
     finally:
-        undo_append(data)
+        undo_append(tree.home)
 
+
+def measure_tree(data: Path, spec: TreeSpec, settings: Settings) -> dict[str, Any]:
+    """Every row on one tree, then its ratios and targets."""
+    tree = Tree.at(data / spec.name, spec, settings.scale)
+    rows = [floor_row(tree), naive_row(tree, settings)]
+    rows.append(dlt_row(tree.result_files, tree.work, tree.result_bytes, settings.peer_timeout,
+                        settings.peer_memory_mb) if settings.with_dlt else
+                Row("dlt", "dlt", status="missing", note="not run (--dlt runs it)"))
+    cold = ingest_row(tree, settings, "cold", "ours cold (--full)", "--full")
+    cold.mb_per_s = tree.tree_bytes / 1e6 / cold.seconds
+    cold.records_per_s = rows[0].detail["lines"] / cold.seconds
+    rows.append(cold)
+    rows.append(ingest_row(tree, settings, "noop", "no-op re-ingest"))
+    touched_and_appended(tree, settings, rows)
+    again = ingest_row(tree, settings, "cold_again", "ours cold, again", "--full")
+    again.note = f"the same tree, built again: {again.note}"
+    rows.append(again)
     by = {r.key: r for r in rows}
-    report = {
-        "tree_bytes": loadable_bytes, "result_file_bytes": result_bytes,
-        "result_files": len(result_files), "result_lines": n_lines,
-        "jobs": jobs or os.cpu_count(), "db_bytes": by["ours_cold"].db_bytes,
-        "image_base64_chars_in_tree": _image_bytes(db),
-        "peer_timeout_seconds": peer_timeout, "peer_memory_mb": peer_memory_mb,
-        "rows": [asdict(r) for r in rows],
-        "ratios": ratios(by, loadable_bytes),
-        "targets": targets(by),
-        "ingest_summary": cold["summary"],
-    }
-    return report
+    return {"name": spec.name, "label": spec.label, "shape": spec.shape, "seed": spec.seed,
+            "gb": spec.gb, "tree_bytes": tree.tree_bytes, "result_file_bytes": tree.result_bytes,
+            "result_files": len(tree.result_files), "result_lines": rows[0].detail["lines"],
+            "db_bytes": cold.db_bytes, "rows": [asdict(r) for r in rows],
+            "ratios": ratios(by, tree.tree_bytes), "targets": targets(by)}
 
+
+def measure_scaling(data: Path, spec: TreeSpec, sizes: list[float], settings: Settings,
+                    full_size: dict[str, Any]) -> dict[str, Any]:
+    """Floor, cold and append at each smaller size of spec's shape and seed, and the same
+    rows of the full-size tree (already measured), smallest first; then the growth target."""
+    points = []
+    for gb in sizes:
+        if gb >= spec.gb:
+            continue
+        tree = Tree.at(data / TreeSpec(spec.shape, spec.seed, gb).name,
+                       TreeSpec(spec.shape, spec.seed, gb), settings.scale)
+        rows = [floor_row(tree), ingest_row(tree, settings, "cold", "ours cold (--full)",
+                                            "--full")]
+        touched_and_appended(tree, settings, rows, touch=False)
+        by = {r.key: r for r in rows}
+        points.append(_scaling_point(gb, tree.tree_bytes, by))
+    by = {r["key"]: Row(**r) for r in full_size["rows"]}
+    points.append(_scaling_point(spec.gb, full_size["tree_bytes"], by))
+    first, last = points[0], points[-1]
+    growth = (_quotient(last["append_seconds"], first["append_seconds"])
+              if len(points) > 1 else None)
+    return {"shape": spec.shape, "seed": spec.seed, "points": points,
+            "targets": [_check("append_growth", growth, APPEND_GROWTH_MAX,
+                               smallest_gb=first["gb"], largest_gb=last["gb"])]}
+
+
+def _scaling_point(gb: float, tree_bytes: int, by: dict[str, Row]) -> dict[str, Any]:
+    return {"gb": gb, "tree_bytes": tree_bytes, "floor_seconds": by["floor"].seconds,
+            "cold_seconds": by["cold"].seconds, "cold_cpu_seconds": by["cold"].cpu_seconds,
+            "append_seconds": by["append"].seconds,
+            "append_cpu_seconds": by["append"].cpu_seconds,
+            "cold_db_bytes": by["cold"].db_bytes, "cold_peak_rss_mb": by["cold"].peak_rss_mb,
+            "load_average": by["cold"].load_average}
+
+
+def run_bench(data: Path, trees: list[TreeSpec], settings: Settings,
+              scaling_gb: list[float] | None = None) -> dict[str, Any]:
+    """Generate (once) each tree under data, take every row on each (see the module
+    docstring), then the scaling rows on the first tree's shape; return the report."""
+    data = data.resolve()  # the dlt row runs in a directory of its own
+    started = time.perf_counter()
+    load_start = os.getloadavg()
+    measured = [measure_tree(data, spec, settings) for spec in trees]
+    scaling = (measure_scaling(data, trees[0], scaling_gb, settings, measured[0])
+               if scaling_gb else None)
+    return {"jobs": settings.jobs or os.cpu_count(), "scale": settings.scale,
+            "peer_timeout_seconds": settings.peer_timeout,
+            "peer_memory_mb": settings.peer_memory_mb,
+            "load_average_start": list(load_start), "load_average_end": list(os.getloadavg()),
+            "seconds": time.perf_counter() - started, "trees": measured, "scaling": scaling}
+
+
+# --- ratios and targets ---------------------------------------------------------------------
 
 def _quotient(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
@@ -465,55 +617,65 @@ def _seconds(row: Row) -> float | None:
 
 
 def ratios(by: dict[str, Row], tree_bytes: int) -> dict[str, float | None]:
-    """Every ratio the table shows (None where a row has no figure): time over the floor,
-    ours over each peer, the no-op / warm / append rebuilds over the cold one, sizes."""
-    cold = by["ours_cold"]
+    """Every ratio the tables show (None where a row has no figure): time over the floor,
+    the no-op / touch / append ingests over the cold one, ours over each peer, sizes."""
+    cold = by["cold"]
     out: dict[str, float | None] = {}
     for key, row in by.items():
         out[f"{key}_over_floor"] = _quotient(_seconds(row), _seconds(by["floor"]))
-    for key in ("noop", "ours_warm", "append"):
-        out[f"{key}_over_full"] = _quotient(_seconds(by[key]), cold.seconds)
-    out["full_over_naive"] = _quotient(cold.seconds, _seconds(by["naive"]))
-    out["full_over_dlt"] = _quotient(cold.seconds, _seconds(by["dlt"]))
+    for key in ("noop", "touch", "append", "cold_again"):
+        out[f"{key}_over_cold"] = _quotient(_seconds(by[key]), cold.seconds)
+    out["cold_over_naive"] = _quotient(cold.seconds, _seconds(by["naive"]))
+    out["cold_over_dlt"] = _quotient(cold.seconds, _seconds(by["dlt"]))
     out["db_over_naive"] = _quotient(cold.db_bytes, by["naive"].db_bytes)
     out["db_over_dlt"] = _quotient(cold.db_bytes, by["dlt"].db_bytes)
     out["db_over_raw"] = _quotient(cold.db_bytes, tree_bytes)
     return out
 
 
+def _check(name: str, value: float | None, limit: float, strict: bool = False,
+           **extra: Any) -> dict[str, Any]:
+    met = None if value is None else (value < limit if strict else value <= limit)
+    return {"name": name, "value": value, "limit": limit, "rule": "<" if strict else "<=",
+            "met": met, **extra}
+
+
+def size_spread(a: int | None, b: int | None) -> float | None:
+    """How far apart two sizes are, over the smaller one."""
+    if not a or not b:
+        return None
+    return abs(a - b) / min(a, b)
+
+
 def targets(by: dict[str, Row]) -> list[dict[str, Any]]:
-    """Issue 16's four targets, each with the figure measured and met (None: not measured,
+    """The targets of one tree, each with the figure measured and met (None: not measured,
     e.g. the naive row failed)."""
-    cold = by["ours_cold"]
-    full = _quotient(cold.seconds, by["floor"].seconds)
+    cold = by["cold"]
+    over_floor = _quotient(cold.seconds, by["floor"].seconds)
     peaks = {k: by[k].peak_rss_mb for k in OURS if by[k].peak_rss_mb is not None}
     worst = max(peaks, key=lambda k: peaks[k])
-
-    def check(name: str, value: float | None, limit: float, strict: bool = False,
-              **extra: Any) -> dict[str, Any]:
-        met = None if value is None else (value < limit if strict else value <= limit)
-        return {"name": name, "value": value, "limit": limit,
-                "rule": "<" if strict else "<=", "met": met, **extra}
-
     return [
-        check("full_over_floor", full, FULL_OVER_FLOOR_MAX, stretch=FULL_OVER_FLOOR_STRETCH,
-              stretch_met=None if full is None else full <= FULL_OVER_FLOOR_STRETCH),
-        check("db_over_naive", _quotient(cold.db_bytes, by["naive"].db_bytes), DB_OVER_NAIVE_MAX),
-        check("peak_rss_mb", peaks[worst], PEAK_RSS_MB_BELOW, strict=True, row=worst),
-        check("noop_over_full", _quotient(by["noop"].seconds, cold.seconds), NOOP_OVER_FULL_MAX),
+        _check("cold_over_floor", over_floor, COLD_OVER_FLOOR_MAX,
+               stretch=COLD_OVER_FLOOR_STRETCH,
+               stretch_met=None if over_floor is None else over_floor <= COLD_OVER_FLOOR_STRETCH),
+        _check("cold_over_naive", _quotient(cold.seconds, _seconds(by["naive"])),
+               COLD_OVER_NAIVE_MAX),
+        _check("append_over_cold", _quotient(by["append"].seconds, cold.seconds),
+               APPEND_OVER_COLD_MAX),
+        _check("append_seconds", by["append"].seconds, APPEND_SECONDS_BELOW, strict=True),
+        _check("touch_over_cold", _quotient(by["touch"].seconds, cold.seconds),
+               TOUCH_OVER_COLD_MAX),
+        _check("noop_over_cold", _quotient(by["noop"].seconds, cold.seconds),
+               NOOP_OVER_COLD_MAX),
+        _check("peak_rss_mb", peaks[worst], PEAK_RSS_MB_BELOW, strict=True, row=worst),
+        _check("db_over_naive", _quotient(cold.db_bytes, by["naive"].db_bytes),
+               DB_OVER_NAIVE_MAX),
+        _check("cold_size_spread", size_spread(cold.db_bytes, by["cold_again"].db_bytes),
+               COLD_SIZE_SPREAD_MAX),
     ]
 
 
-def _image_bytes(db: Path) -> int:
-    import duckdb
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return int(con.execute("SELECT coalesce(sum(data_chars), 0) FROM images").fetchall()[0][0])
-    finally:
-        con.close()
-
-
-# --- the table ------------------------------------------------------------------------------
+# --- the tables -----------------------------------------------------------------------------
 
 def verdict(target: dict[str, Any]) -> str:
     if target["met"] is None:
@@ -534,54 +696,126 @@ def _size(n_bytes: int) -> str:
     return f"{n_bytes / 1e6:.1f} MB" if n_bytes >= 1e6 else f"{n_bytes / 1e3:.0f} kB"
 
 
-def format_report(report: dict) -> str:
-    """One table: every row side by side, then issue 16's targets, each met or MISSED."""
-    rows = {r["key"]: r for r in report["rows"]}
-    floor = rows["floor"]["seconds"]
+def _times(v: float) -> str:
+    return f"{v:.2f}x"
+
+
+def _share(v: float) -> str:
+    return f"{v:.1%}"
+
+
+# name -> (label, how the value is shown, how the limit is shown)
+TARGET_TEXT: dict[str, tuple[str, Callable[[float], str], Callable[[dict], str]]] = {
+    "cold_over_floor": ("cold build / floor", _times,
+                        lambda t: f"<= {t['limit']:g}x (stretch {t['stretch']:g}x)"),
+    "cold_over_naive": ("cold build / naive load", _times, lambda t: f"<= {t['limit']:g}x"),
+    "append_over_cold": ("one record appended / cold", _share, lambda t: f"<= {t['limit']:.0%}"),
+    "append_seconds": ("one record appended", lambda v: f"{v:.2f} s",
+                       lambda t: f"< {t['limit']:g} s"),
+    "touch_over_cold": ("one file touched / cold", _share, lambda t: f"<= {t['limit']:.0%}"),
+    "noop_over_cold": ("no-op / cold", _share, lambda t: f"<= {t['limit']:.0%}"),
+    "peak_rss_mb": ("peak memory, ours", lambda v: f"{v:.0f} MB", lambda t: f"< {t['limit']:g} MB"),
+    "db_over_naive": ("our db / naive db", _times, lambda t: f"<= {t['limit']:g}x"),
+    "cold_size_spread": ("db size, two cold builds", lambda v: f"{v:.1%} apart",
+                         lambda t: f"<= {t['limit']:.0%} apart"),
+    "append_growth": ("append, largest / smallest", _times, lambda t: f"<= {t['limit']:g}x"),
+}
+
+
+def target_cell(t: dict[str, Any]) -> str:
+    """'<figure> <verdict>' of one target (peak memory: and which row had it)."""
+    _, show, _ = TARGET_TEXT[t["name"]]
+    figure = "-" if t["value"] is None else show(t["value"])
+    if t["name"] == "peak_rss_mb":
+        figure += f" ({t['row']})"
+    return f"{figure} {verdict(t)}"
+
+
+def format_tree(tree: dict[str, Any]) -> list[str]:
+    rows = tree["rows"]
+    floor = rows[0]["seconds"]
     width = 26
-    lines = [f"tree {report['tree_bytes'] / 1e9:.2f} GB ({report['result_file_bytes'] / 1e9:.2f}"
-             f" GB in {report['result_files']} result files, {report['result_lines']} lines), "
-             f"jobs {report['jobs']}",
-             f"{'row':{width}s} {'seconds':>8s} {'x floor':>8s} {'MB/s':>7s} {'peak MB':>8s} "
-             f"{'db MB':>8s}  note"]
-    for r in report["rows"]:
-        x = r["seconds"] / floor if r["seconds"] is not None and r["status"] == "ok" else None
-        secs = r["seconds"] if r["status"] == "ok" else None
+    lines = [f"tree {tree['label']}: {tree['tree_bytes'] / 1e9:.2f} GB "
+             f"({tree['result_file_bytes'] / 1e9:.2f} GB in {tree['result_files']} result "
+             f"files, {tree['result_lines']} lines)",
+             f"{'row':{width}s} {'seconds':>8s} {'cpu s':>7s} {'x floor':>8s} {'MB/s':>7s} "
+             f"{'peak MB':>8s} {'db MB':>8s} {'load':>5s}  note"]
+    for r in rows:
+        ok = r["status"] == "ok"
+        secs = r["seconds"] if ok else None
+        x = secs / floor if secs is not None else None
         lines.append(
-            f"{r['label']:{width}s} {_cell(secs, '8.2f')} {_cell(x, '8.2f')} "
-            f"{_cell(r['mb_per_s'], '7.1f')} {_cell(r['peak_rss_mb'], '8.0f')} "
-            f"{_cell(None if r['db_bytes'] is None else r['db_bytes'] / 1e6, '8.1f')}  "
-            f"{r['note']}")
-    lines.append(f"{'target (issue 16)':{width}s} {'measured':>17s}  {'target':22s}  verdict")
-    shown = {
-        "full_over_floor": ("full ingest / floor", lambda v: f"{v:.2f}x",
-                            lambda t: f"<= {t['limit']:g}x, stretch {t['stretch']:g}x"),
-        "db_over_naive": ("our db / naive db", lambda v: f"{v:.2f}x",
-                          lambda t: f"<= {t['limit']:g}x"),
-        "peak_rss_mb": ("peak memory, ours", lambda v: f"{v:.0f} MB",
-                        lambda t: f"< {t['limit']:g} MB"),
-        "noop_over_full": ("no-op / full ingest", lambda v: f"{v:.1%}",
-                           lambda t: f"<= {t['limit']:.0%}"),
-    }
-    for t in report["targets"]:
-        label, value, limit = shown[t["name"]]
-        measured = "-" if t["value"] is None else value(t["value"])
-        if t["name"] == "peak_rss_mb":
-            measured += f" ({rows[t['row']]['label'].split(' (')[0]})"
-        lines.append(f"{label:{width}s} {measured:>17s}  {limit(t):22s}  {verdict(t)}")
-    append = rows["append"]["detail"]
-    lines.append(f"touched, then appended to: {append.get('appended_to')}")
+            f"{r['label']:{width}s} {_cell(secs, '8.2f')} {_cell(r['cpu_seconds'], '7.1f')} "
+            f"{_cell(x, '8.2f')} {_cell(r['mb_per_s'], '7.1f')} "
+            f"{_cell(r['peak_rss_mb'], '8.0f')} "
+            f"{_cell(None if r['db_bytes'] is None else r['db_bytes'] / 1e6, '8.1f')} "
+            f"{_cell(r['load_average'], '5.1f')}  {r['note']}")
+    return lines
+
+
+def format_targets(trees: list[dict[str, Any]]) -> list[str]:
+    """One line per target, one column per tree: the figure and met / MISSED."""
+    width, col = 28, 34
+    lines = [f"{'target':{width}s} {'limit':22s} "
+             + " ".join(f"{t['label']:{col}s}" for t in trees).rstrip()]
+    by_tree = [{t["name"]: t for t in tree["targets"]} for tree in trees]
+    for name in (t["name"] for t in trees[0]["targets"]):
+        label, _, limit = TARGET_TEXT[name]
+        cells = [target_cell(b[name]) for b in by_tree]
+        lines.append(f"{label:{width}s} {limit(by_tree[0][name]):22s} "
+                     + " ".join(f"{c:{col}s}" for c in cells).rstrip())
+    return lines
+
+
+def format_scaling(scaling: dict[str, Any]) -> list[str]:
+    lines = [f"scaling ({scaling['shape']}, seed {scaling['seed']}): "
+             "the append must stay flat while the tree grows",
+             f"{'--bench-gb':>10s} {'tree GB':>8s} {'floor s':>8s} {'cold s':>8s} "
+             f"{'cold cpu':>9s} {'append s':>9s} {'append cpu':>11s} {'db MB':>8s} "
+             f"{'load':>5s}"]
+    for p in scaling["points"]:
+        db = None if p["cold_db_bytes"] is None else p["cold_db_bytes"] / 1e6
+        lines.append(f"{p['gb']:10g} {p['tree_bytes'] / 1e9:8.2f} "
+                     f"{_cell(p['floor_seconds'], '8.2f')} {_cell(p['cold_seconds'], '8.2f')} "
+                     f"{_cell(p['cold_cpu_seconds'], '9.1f')} "
+                     f"{_cell(p['append_seconds'], '9.2f')} "
+                     f"{_cell(p['append_cpu_seconds'], '11.1f')} {_cell(db, '8.1f')} "
+                     f"{_cell(p['load_average'], '5.1f')}")
+    for t in scaling["targets"]:
+        label, _, limit = TARGET_TEXT[t["name"]]
+        lines.append(f"{label:28s} {limit(t):22s} {target_cell(t)}")
+    return lines
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """Every tree's rows, then the targets side by side, then the scaling rows."""
+    lines = [f"jobs {report['jobs']}, load average {report['load_average_start'][0]:.1f} at "
+             f"the start, {report['load_average_end'][0]:.1f} at the end "
+             f"({report['seconds'] / 60:.1f} min)"]
+    for tree in report["trees"]:
+        lines += ["", *format_tree(tree)]
+    lines += ["", *format_targets(report["trees"])]
+    if report.get("scaling"):
+        lines += ["", *format_scaling(report["scaling"])]
+    appended = {t["label"]: next(r for r in t["rows"] if r["key"] == "append")["detail"]
+                .get("appended_to") for t in report["trees"]}
+    lines += ["", "touched, then appended to: "
+              + "; ".join(f"{k}: {v}" for k, v in appended.items())]
     return "\n".join(lines)
 
 
 @click.command("bench")
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path),
               default=Path("bench-data"), show_default=True,
-              help="Where the bench tree is generated (once, then reused) and measured.")
+              help="Where the bench trees are generated (once, then reused) and measured.")
 @click.option("--gb", type=float, default=2.5, show_default=True,
-              help="Approximate size of the generated bench tree.")
-@click.option("--seed", type=int, default=11, show_default=True,
-              help="Generator seed of the bench tree.")
+              help="Approximate size of each generated bench tree.")
+@click.option("--trees", default=DEFAULT_TREES, show_default=True,
+              help="The trees to measure, as SHAPE:SEED items (shapes of `etl synth "
+                   "--shape`), comma-separated; the first one also gets the scaling rows.")
+@click.option("--scaling-gb", default=DEFAULT_SCALING_GB, show_default=True,
+              help="Smaller sizes (GB) of the first tree at which the floor, a cold build "
+                   "and an append are measured beside the full-size tree; '' for none.")
 @click.option("--scale", type=click.Choice(["bench", "full", "demo"]), default="bench",
               show_default=True, help="Tree scale (demo: a quick smoke run of the harness).")
 @click.option("--jobs", "-j", type=int, default=0, show_default="one per core",
@@ -592,20 +826,26 @@ def format_report(report: dict) -> str:
 @click.option("--peer-memory-mb", type=float, default=8192.0, show_default=True,
               help="Memory (MB, the peer's whole process tree) at which the naive or the "
                    "dlt row is stopped; the machine may be shared.")
-@click.option("--no-dlt", is_flag=True, help="Leave out the dlt row (the slowest).")
+@click.option("--dlt/--no-dlt", "with_dlt", default=False, show_default=True,
+              help="Also run the dlt peer on each tree (about 5 minutes a 2.5 GB tree).")
 @click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the figures as JSON here.")
-def bench_command(data: Path, gb: float, seed: int, scale: str, jobs: int, peer_timeout: float,
-                  peer_memory_mb: float, no_dlt: bool, json_out: Path | None) -> None:
-    """Measure the ingest on a bench-scale tree, side by side in one table: the orjson parse
-    floor, a naive DuckDB read_json_auto load, dlt (if installed: make bench installs it),
-    our ingest cold, no-op, warm (one file touched: everything rebuilt from the parse cache)
-    and after one record appended to a big results file; seconds, multiple of the floor,
-    MB/s, peak memory of the process tree, database size; then issue 16's targets (full
-    ingest <= 2x the floor, database <= the naive one, peak memory < 1 GB, no-op <= 3% of
-    a full ingest), each marked met or MISSED. The JSON follows the table."""
-    report = run_bench(data, gb, seed, jobs, scale, peer_timeout, with_dlt=not no_dlt,
-                       peer_memory_mb=peer_memory_mb)
+def bench_command(data: Path, gb: float, trees: str, scaling_gb: str, scale: str, jobs: int,
+                  peer_timeout: float, peer_memory_mb: float, with_dlt: bool,
+                  json_out: Path | None) -> None:
+    """Measure the ingest on two differently shaped bench-scale trees, side by side: the
+    orjson parse floor, a naive DuckDB read_json_auto load, dlt (with --dlt), our ingest
+    cold, no-op, with one file touched, with one record appended, and cold again; seconds,
+    CPU seconds, multiple of the floor, MB/s, peak memory of the process tree, database
+    size, load average; then the targets, each met or MISSED on each tree (cold build <= 3x
+    the floor and <= half the naive load, append <= 5% of cold and under 2 s, touch <= 5%,
+    no-op <= 3%, peak memory < 1 GB, database <= the naive one, two cold builds within 2%
+    of each other in size), then the scaling rows (cold and append as the tree grows). The
+    JSON follows the tables."""
+    specs = parse_trees(trees, gb)
+    settings = Settings(scale=scale, jobs=jobs, peer_timeout=peer_timeout,
+                        peer_memory_mb=peer_memory_mb, with_dlt=with_dlt)
+    report = run_bench(data, specs, settings, parse_sizes(scaling_gb))
     click.echo(format_report(report))
     click.echo(json.dumps(report, indent=2))
     if json_out:

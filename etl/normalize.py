@@ -642,6 +642,8 @@ def pair_tool_results(rows: RecordRows) -> None:
 
 def leftovers(obj: dict[str, Any], mapped: frozenset[str]) -> dict[str, Any]:
     """The keys of obj no column maps, with their values as written."""
+    if mapped.issuperset(obj):  # the usual case, tested in C: no dict to build
+        return {}
     return {k: v for k, v in obj.items() if k not in mapped}
 
 

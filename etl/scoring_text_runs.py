@@ -25,6 +25,7 @@ object, a null function), these functions treat the piece as absent instead.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from typing import Any
@@ -37,6 +38,11 @@ _TOOL_NAME_HEAD = re.compile(r"^[A-Za-z0-9_.]+")
 def normalize_tool_name(name: Any) -> str:
     """score_text.py normalize_tool_name."""
     text = (name or "unknown").strip() if isinstance(name, str) or not name else str(name)
+    return _normalized_tool_text(text)
+
+
+@functools.lru_cache(maxsize=4096)  # a run names a handful of tools, on every call
+def _normalized_tool_text(text: str) -> str:
     head = _TOOL_NAME_HEAD.match(text)
     if head:
         text = head.group(0)

@@ -197,8 +197,10 @@ CREATE TABLE messages (
     run_index     INTEGER,
     msg_idx       INTEGER,
     role          VARCHAR,
-    content       VARCHAR,
-    reasoning     VARCHAR,
+    -- trajectory text: ZSTD always (DuckDB's own choice left whole row groups of it
+    -- uncompressed, 3.5x the file); docs/PERFORMANCE.md "Database size"
+    content       VARCHAR USING COMPRESSION zstd,
+    reasoning     VARCHAR USING COMPRESSION zstd,
     n_tool_calls  INTEGER,
     name          VARCHAR,
     tool_call_id  VARCHAR,
@@ -258,7 +260,7 @@ CREATE TABLE images (
     media_type  VARCHAR,
     data_sha256 VARCHAR,
     data_chars  BIGINT,
-    data        VARCHAR
+    data        VARCHAR USING COMPRESSION zstd  -- base64 (--keep-images): long text
 );
 COMMENT ON TABLE images IS 'One row per image block in a message (child of messages). The base64 data is kept only when ingesting with --keep-images.';
 COMMENT ON COLUMN images.run_id IS 'Run of the parent result.';

@@ -14,7 +14,8 @@ COMMENT ON COLUMN tool_calls.result_msg_idx IS 'msg_idx of the tool message that
 COMMENT ON COLUMN tool_calls.call_type IS 'The call''s type field as written (function for OpenAI-style calls).';
 COMMENT ON COLUMN tool_calls.extra IS 'JSON object of the call''s keys (and its function object''s keys, prefixed function.) that no column maps; NULL when there are none.';
 
-ALTER TABLE messages ADD COLUMN extra VARCHAR;
+-- ZSTD always: it holds the thinking text of Anthropic messages (bedrock_content_blocks)
+ALTER TABLE messages ADD COLUMN extra VARCHAR USING COMPRESSION zstd;
 COMMENT ON COLUMN messages.extra IS 'JSON object of the message''s keys that no column maps (bedrock_content_blocks, raw_content, ...), plus under "$unread_blocks" the content blocks content does not hold ({block_idx, block}: unknown block types such as tool_result, non-object items, image blocks without data), and a tool_calls value that is not a list; NULL when nothing is left over.';
 
 ALTER TABLE results ADD COLUMN extra VARCHAR;

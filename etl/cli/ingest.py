@@ -158,6 +158,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             in_progress_seconds=in_progress_seconds)
+    if watch_tree and summary_json is not None:
+        raise click.UsageError("--summary-json writes the figures of one ingest; it does "
+                               "not go with --watch.")
     if watch_tree:
         from etl.pipeline.watch import WatchOptions, watch
 

@@ -345,23 +345,28 @@ def _load_results(con: duckdb.DuckDBPyConnection, parts: _Parts,
             select=_select_for("results", redactions, exclude=("n_copies", "error_kind")),
             error_kind=load_sql("error_kind.sql").strip()),
             {"files": [str(Path(d) / "results.parquet") for d in load_dirs]})
-    # Trajectory text (tool results of up to 100k chars, patient timelines) lands in
-    # strings too long for DuckDB's dictionary/FSST compression, which then stores them
-    # uncompressed; ZSTD made the bench database 12x smaller and the insert faster.
-    con.execute("SET force_compression = 'zstd'")
-    # One INSERT per table, every file through the join against load_keys. Measured on the
-    # bench tree: loading the files without a losing copy without the join (the join removes
-    # none of their rows) made the insert faster but left 8 s of compression to the
-    # checkpoint; the joined insert writes its row groups compressed as it goes.
-    for table in RESULT_CHILDREN:
-        files = [str(Path(d) / f"{table}.parquet") for d in load_dirs
-                 if (Path(d) / f"{table}.parquet").exists()]
-        if files:
-            con.execute(load_sql("children.sql").format(table=table,
-                                                        select=_select_for(table, redactions)),
-                        {"files": files})
-    con.execute("CHECKPOINT")
-    con.execute("RESET force_compression")
+    # The child inserts write each byte once (measured, docs/PERFORMANCE.md "Database
+    # size"): one thread each, since a parallel insert leaves a partial row group where a
+    # thread's run of input ends, which the next checkpoint merges and writes again, leaving
+    # the first copy as free blocks in the file (11% of it on the long-tools bench tree, a
+    # different amount on every build). The long text columns are declared ZSTD in schema/;
+    # every other column gets DuckDB's own choice (forcing ZSTD on the short strings of ids,
+    # tool names and scores took 2-3x more space).
+    threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+    con.execute("SET threads = 1")
+    # One INSERT per table, every file through the join against load_keys: loading the
+    # files without a losing copy without the join made the insert faster but left 8 s of
+    # compression to the checkpoint.
+    try:
+        for table in RESULT_CHILDREN:
+            files = [str(Path(d) / f"{table}.parquet") for d in load_dirs
+                     if (Path(d) / f"{table}.parquet").exists()]
+            if files:
+                con.execute(load_sql("children.sql").format(
+                    table=table, select=_select_for(table, redactions)), {"files": files})
+        con.execute("CHECKPOINT")
+    finally:
+        con.execute(f"SET threads = {threads:d}")
 
 
 def _load_scores(con: duckdb.DuckDBPyConnection, parts: _Parts,

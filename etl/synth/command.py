@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from etl.synth.generate import SynthError, generate
+from etl.synth.spec import TRAJECTORY_SHAPES
 
 
 @click.command("synth")
@@ -26,8 +27,15 @@ from etl.synth.generate import SynthError, generate
                    "blank lines). Every planted line is listed in OUT.truth.json.")
 @click.option("--bench-gb", type=float, default=2.5, show_default=True,
               help="Approximate total size of a --scale bench tree, in GB.")
+@click.option("--shape", type=click.Choice(list(TRAJECTORY_SHAPES)), default="default",
+              show_default=True,
+              help="How agentic trajectories spend their text: default (a tool call per "
+                   "~30k characters, the tree every seed has always produced); long-tools "
+                   "(two tool calls, each result half the text, up to a megabyte); many-short (a "
+                   "tool call per ~400 characters, up to 500 per trajectory). The tree size "
+                   "stays near --bench-gb.")
 @click.option("--force", is_flag=True, help="Replace an existing OUT (and its siblings).")
-def synth(out: Path, scale: str, seed: int, damage: bool, bench_gb: float,
+def synth(out: Path, scale: str, seed: int, damage: bool, bench_gb: float, shape: str,
           force: bool) -> None:
     """Write a synthetic ClinSeek results tree at OUT.
 
@@ -39,7 +47,7 @@ def synth(out: Path, scale: str, seed: int, damage: bool, bench_gb: float,
     started = time.monotonic()
     try:
         truth = generate(out, scale=scale, seed=seed, damage=damage, bench_gb=bench_gb,
-                         force=force, progress=scale != "demo")
+                         force=force, progress=scale != "demo", shape=shape)
     except SynthError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:

@@ -38,12 +38,16 @@ def settle_mtimes(top: Path) -> None:
 
 
 def generate(out: Path, *, scale: str = "demo", seed: int = 0, damage: bool = False,
-             bench_gb: float = 2.5, force: bool = False, progress: bool = False
-             ) -> dict[str, Any]:
+             bench_gb: float = 2.5, force: bool = False, progress: bool = False,
+             shape: str = "default") -> dict[str, Any]:
     """Write a synthetic results tree at `out`; returns the truth (also written to
-    OUT.truth.json)."""
+    OUT.truth.json). shape names how agentic trajectories spend their payload
+    (spec.TRAJECTORY_SHAPES); "default" is the tree every seed has always produced."""
     if scale not in spec.SCALES:
         raise SynthError(f"unknown scale {scale!r}; choose one of {', '.join(spec.SCALES)}")
+    if shape not in spec.TRAJECTORY_SHAPES:
+        raise SynthError(f"unknown shape {shape!r}; choose one of "
+                         f"{', '.join(spec.TRAJECTORY_SHAPES)}")
     if bench_gb <= 0:
         raise SynthError("--bench-gb must be positive")
     external, truth_path = sibling_paths(out)
@@ -57,7 +61,8 @@ def generate(out: Path, *, scale: str = "demo", seed: int = 0, damage: bool = Fa
             p.unlink()
     out.mkdir(parents=True)
     external.mkdir()
-    ctx = make_ctx(seed, spec.SCALES[scale], damage, bench_gb, progress)
+    ctx = make_ctx(seed, spec.SCALES[scale], damage, bench_gb, progress,
+                   spec.TRAJECTORY_SHAPES[shape])
     root = Dir(out, "", ctx.ledger)
     # relative link from OUT/agent_ehr_bench/agentic/ to OUT.external/<subdir>
     ext_target = os.path.join("..", "..", "..", external.name, EXTERNAL_SUBDIR)

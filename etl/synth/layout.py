@@ -813,18 +813,21 @@ def progress_printer(enabled: bool, ledger: Ledger) -> Callable[[str], None]:
 
 
 def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
-             progress: bool) -> Ctx:
+             progress: bool, shape: spec.TrajectoryShape = spec.TRAJECTORY_SHAPES["default"]
+             ) -> Ctx:
     if scale.big:
-        # shares of the byte budget, measured on generated trees (docs/SYNTH.md)
+        # shares of the byte budget, measured on generated trees (docs/SYNTH.md); the
+        # agentic ones scaled by the trajectory shape's overhead per payload character
         budget = bench_gb * 1e9
-        sizes = Sizes(agentic=int(budget * 0.38 / 17000), oneshot=int(budget * 0.24 / 90000),
-                      mm_agentic=int(budget * 0.17 / 30000), mm_oneshot=int(budget * 0.04 / 16000),
-                      heavy_tail=True)
+        agentic = budget * shape.payload_scale
+        sizes = Sizes(agentic=int(agentic * 0.38 / 17000), oneshot=int(budget * 0.24 / 90000),
+                      mm_agentic=int(agentic * 0.17 / 30000),
+                      mm_oneshot=int(budget * 0.04 / 16000), heavy_tail=True)
         image_bytes = int(budget * 0.08 / 30000 / 2.5)
     else:
         sizes = Sizes(agentic=900, oneshot=240, mm_agentic=500, mm_oneshot=200,
                       heavy_tail=False)
         image_bytes = 200
     ledger = Ledger()
-    maker = RecordMaker(Filler(seed), Images(seed, image_bytes))
+    maker = RecordMaker(Filler(seed), Images(seed, image_bytes), shape)
     return Ctx(seed, scale, damage, maker, sizes, ledger, progress_printer(progress, ledger))

@@ -126,9 +126,11 @@ def _finish_args(items: list[Any], variant: str) -> tuple[Any, bool]:
 class RecordMaker:
     """Builds result records; holds the filler pools so big payloads are cheap slices."""
 
-    def __init__(self, filler: Filler, images: Images) -> None:
+    def __init__(self, filler: Filler, images: Images,
+                 shape: spec.TrajectoryShape = spec.TRAJECTORY_SHAPES["default"]) -> None:
         self.filler = filler
         self.images = images
+        self.trajectory_shape = shape
 
     # ---- agentic ---------------------------------------------------------------
     def _assistant(self, model: str, content: str, calls: list[dict[str, Any]] | None,
@@ -184,8 +186,10 @@ class RecordMaker:
                       for t in ("chest_xray_classifier", "chest_xray_report_generator")]
         else:
             tools += ["browser.search", "browser.open", "browser.find"]
-        n_steps = max(2, min(200, plan.payload // 30000 + rng.randint(1, 4)))
-        per_call = min(100000, max(40, plan.payload // n_steps))
+        steps = self.trajectory_shape
+        n_steps = max(2, min(steps.max_steps,
+                             plan.payload // steps.chars_per_step + rng.randint(1, 4)))
+        per_call = min(steps.max_tool_chars, max(40, plan.payload // n_steps))
         reasoning_model = model != "claude_sonnet_4_6"
         for step in range(n_steps):
             tool = tools[0] if step == 0 else tools[1 + rng.randrange(len(tools) - 1)]
@@ -205,7 +209,8 @@ class RecordMaker:
                 args = '{"query": "SELECT * FROM chartevents WHERE'
             elif model == "kimi_k2_5" and step % 3 == 2:
                 args = json.loads(args)  # some backends hand back a dict, not a string
-            reasoning = (self.filler.take(rng, 80 + per_call // 50) if reasoning_model else None)
+            reasoning = (self.filler.take(rng, 80 + min(per_call // 50, steps.reasoning_cap))
+                         if reasoning_model else None)
             content = "" if model == "kimi_k2_5" and step else f"Step {step + 1}: calling {tool}."
             call = {"id": cid, "type": "function", "function": {"name": tool, "arguments": args}}
             messages.append(self._assistant(model, content, [call], rng, reasoning))

@@ -147,6 +147,35 @@ def mm_split(total: int) -> tuple[int, ...]:
     return tuple(base + (1 if i < extra else 0) for i in range(len(MM_TASKS)))
 
 
+@dataclass(frozen=True, slots=True)
+class TrajectoryShape:
+    """How an agentic trajectory spends its payload (the characters of tool results a plan
+    draws): steps = max(2, min(max_steps, payload // chars_per_step + 1..4)), each tool
+    result payload // steps characters (at most max_tool_chars), each reasoning text
+    80 + min(tool result // 50, reasoning_cap). payload_scale multiplies the byte budget's
+    payload means, so that a shape whose messages carry more overhead per character of
+    payload still comes out near --bench-gb. The bench measures the ingest on more than one
+    shape, since what costs time and space differs with it (per-message work and small
+    strings against long strings)."""
+
+    name: str
+    chars_per_step: int
+    max_steps: int
+    max_tool_chars: int
+    reasoning_cap: int
+    payload_scale: float
+
+
+TRAJECTORY_SHAPES: dict[str, TrajectoryShape] = {
+    # the tree every seed has always produced: a step per 30k characters, up to 200 steps
+    "default": TrajectoryShape("default", 30_000, 200, 100_000, 2_000, 1.0),
+    # two tool calls per trajectory, each result half the payload, up to a megabyte
+    "long-tools": TrajectoryShape("long-tools", 2_000_000, 2, 1_000_000, 2_000, 1.0),
+    # a step per 400 characters (up to 500 steps): many short messages
+    "many-short": TrajectoryShape("many-short", 400, 500, 100_000, 2_000, 0.30),
+}
+
+
 SCALES: dict[str, Scale] = {
     "demo": Scale("demo", 2, 3, (4, 4, 4, 4, 4, 4), False),
     "full": Scale("full", 40, 100, mm_split(2703), False),
