@@ -161,6 +161,7 @@ def _post_load_hooks(options: IngestOptions) -> list:
     from etl.best_at_k import add_best_at_k
     from etl.comparison import build_comparisons
     from etl.load import _insert_rows
+    from etl.paper_stats import add_student_t_quantiles
     from etl.views import apply_views
 
     def add_archives(con: duckdb.DuckDBPyConnection) -> None:
@@ -169,9 +170,12 @@ def _post_load_hooks(options: IngestOptions) -> list:
                 for row in con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()]
         _insert_rows(con, "archive_runs", archive_rows(runs))
 
+    def add_quantiles(con: duckdb.DuckDBPyConnection) -> None:
+        add_student_t_quantiles(con, None)
+
     # best@k needs the loaded scores, and the views need its table; the paired comparisons
-    # read the leaderboard views, so they come after them
-    return [add_archives, add_best_at_k, apply_views, build_comparisons]
+    # and the paper intervals' t quantiles read the views, so they come after them
+    return [add_archives, add_best_at_k, apply_views, add_quantiles, build_comparisons]
 
 
 def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None = None,

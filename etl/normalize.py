@@ -233,6 +233,20 @@ TOOL_CALL_KEYS_MAPPED: frozenset[str] = frozenset({"id", "type", "function"})
 FUNCTION_KEYS_MAPPED: frozenset[str] = frozenset({"name", "arguments"})
 
 
+# --- gold ---------------------------------------------------------------------------------
+
+def gold_label(record: dict[str, Any]) -> tuple[Any, str | None]:
+    """(gold as written, where it came from): the record's ``label``; a record without that
+    key gives its ``ground_truth`` (the raw rows of eval_ehrbench_qa.py / eval_mm_qa.py keep
+    the gold there, and analysis/ingest_external_results.py copies it to ``label`` only when
+    ``label`` is absent); (None, None) when it has neither."""
+    if "label" in record:
+        return record["label"], "label"
+    if "ground_truth" in record:
+        return record["ground_truth"], "ground_truth"
+    return None, None
+
+
 # --- identity -------------------------------------------------------------------------
 
 def qid_of(record: dict[str, Any]) -> str | None:
@@ -433,7 +447,7 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
     result["task_group"] = task_group(result["task"], result["task_type"],
                                       result["task_family"], result["source_benchmark"])
 
-    label = record.get("label")
+    label, result["label_source"] = gold_label(record)
     gold = _items_or_none(scoring.gold_items, label, "label", rows)
     result["label"] = json_text(label)
     result["gold"] = json_text(gold)
