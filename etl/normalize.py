@@ -78,10 +78,25 @@ SYNTHETIC_FINISH_PREFIX = "synthetic_finish_"
 # match src/mcp_image/tools/*". The executor routes a call by its suffix
 # (deploy_agent_mm.py / run_multimodal.py _resolve_tool_namespace), so a Kimi call recorded
 # as ehr.chest_xray_classifier ran image.chest_xray_classifier.
-IMAGE_TOOL_NAMES = frozenset({
+IMAGE_TOOL_NAMES: tuple[str, ...] = (
     "image_visualizer", "dicom_processor", "chest_xray_classifier",
     "chest_xray_report_generator", "xray_phrase_grounding", "chest_xray_segmentation",
-})
+)
+# The multimodal executor's tool registry, in its order (deploy_agent_mm.py
+# _build_tool_namespace_lookup over COMBINED_TOOL_CONTENT_MM of data_utils_mm.py: the EHR
+# tools of data_utils.py EHR_TOOL_CONTENT_JSON, the browser tools, the image tools): what
+# executed_tool routes a recorded name by.
+EXECUTOR_TOOL_REGISTRY: tuple[str, ...] = (
+    "ehr.load_ehr", "ehr.get_table_names", "ehr.get_column_names", "ehr.get_table_description",
+    "ehr.get_unique_values", "ehr.get_records_by_time", "ehr.get_event_counts_by_time",
+    "ehr.get_latest_records", "ehr.get_records_by_keyword", "ehr.get_records_by_value",
+    "ehr.run_sql_query", "ehr.get_candidates_by_keyword", "ehr.get_candidates_by_fuzzy_matching",
+    "ehr.get_candidates_by_semantic_similarity", "ehr.think", "ehr.finish",
+    "browser.search", "browser.open", "browser.find",
+    *(f"image.{name}" for name in IMAGE_TOOL_NAMES),
+)
+_NAMESPACE_BY_SUFFIX: dict[str, str] = {
+    name.split(".", 1)[1]: name.split(".", 1)[0] for name in EXECUTOR_TOOL_REGISTRY}
 
 STATUS_MAP: dict[str, str] = {
     "ok": "success",
@@ -301,16 +316,42 @@ def executed_tool(tool: str) -> str:
 
     deploy_agent_mm.py / run_multimodal.py run_one_native_mm record the name after
     normalize_tool_call_name_mm (a bare name becomes ehr.<name>), then execute
-    _resolve_tool_namespace(name): a suffix registered under another namespace is routed
-    there and logged as TOOL_NAME_FIX; the record is never rewritten. Only the image
-    suffixes are registered outside ehr./browser. in a way a recorded name can miss, so
-    ehr.chest_xray_classifier -> image.chest_xray_classifier. (The executor's fuzzy
-    suffix match for unknown names, e.g. visualizer -> image_visualizer, is not applied:
-    it depends on the whole EHR tool registry and is a guess the record cannot confirm.)"""
-    namespace, dot, suffix = tool.partition(".")
-    if dot and namespace != "image" and suffix in IMAGE_TOOL_NAMES:
-        return f"image.{suffix}"
-    return tool
+    _resolve_tool_namespace(name), logged as TOOL_NAME_FIX when it differs; the record is
+    never rewritten. That function, ported: a suffix registered under another namespace is
+    routed there (ehr.chest_xray_classifier -> image.chest_xray_classifier); an unknown
+    suffix goes to the registered suffix that contains it or that it contains, the one
+    closest in length, then the shortest, then the first registered (_fuzzy_match_suffix:
+    Kimi's ehr.visualizer -> image.image_visualizer, ehr.sql_query -> ehr.run_sql_query);
+    anything else runs as recorded. The registry is EXECUTOR_TOOL_REGISTRY."""
+    if "." in tool:
+        namespace, suffix = tool.split(".", 1)
+        expected = _NAMESPACE_BY_SUFFIX.get(suffix)
+        if expected:
+            return tool if expected == namespace else f"{expected}.{suffix}"
+        fuzzy = _fuzzy_suffix(suffix)
+        return f"{_NAMESPACE_BY_SUFFIX[fuzzy]}.{fuzzy}" if fuzzy else tool
+    expected = _NAMESPACE_BY_SUFFIX.get(tool)
+    if expected:
+        return f"{expected}.{tool}"
+    fuzzy = _fuzzy_suffix(tool)
+    return f"{_NAMESPACE_BY_SUFFIX[fuzzy]}.{fuzzy}" if fuzzy else tool
+
+
+def _fuzzy_suffix(bare_name: str) -> str | None:
+    """deploy_agent_mm.py _fuzzy_match_suffix."""
+    bare = bare_name.strip()
+    if not bare:
+        return None
+    candidates = []
+    for suffix in _NAMESPACE_BY_SUFFIX:
+        if bare == suffix:
+            return suffix
+        if bare in suffix or suffix in bare:
+            candidates.append(suffix)
+    if not candidates:
+        return None
+    candidates.sort(key=lambda s: (abs(len(s) - len(bare)), len(s)))
+    return candidates[0]
 
 
 def _family(value: str | None) -> str | None:

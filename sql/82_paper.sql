@@ -440,3 +440,63 @@ COMMENT ON COLUMN paper_mode_delta.oneshot_score IS 'The one-shot cell''s score.
 COMMENT ON COLUMN paper_mode_delta.in_paper_table IS 'True for the deltas the paper prints (EHR-Bench overall, groups and the semantic tasks of its figure; mm_bench six tasks and overall).';
 COMMENT ON COLUMN paper_mode_delta.agentic_run_id IS 'The agentic run.';
 COMMENT ON COLUMN paper_mode_delta.oneshot_run_id IS 'The one-shot run.';
+
+CREATE OR REPLACE VIEW paper_hierarchy_reconciliation AS
+-- reorganize_results.py's own output in the tree (hierarchical/<paradigm>/<bench>/<model>/
+-- aggregate.json) beside the same numbers of paper_table
+WITH reported AS (
+    SELECT h.file_id, h.path, h.mode, h.benchmark, h.model, h.layer, h.node_path, h.metric,
+           h.value,
+           CASE WHEN h.layer = 1 AND h.benchmark = 'ehr_bench' AND h.node = 'text_only'
+                     THEN 'overall'
+                WHEN h.layer = 1 AND h.benchmark = 'mm_bench' AND h.node = 'multimodal'
+                     THEN 'overall'
+                WHEN h.layer = 2 THEN 'group'
+                WHEN h.layer = 3 THEN 'semantic'
+                WHEN h.layer = 4 THEN 'task' END AS level,
+           CASE WHEN h.layer = 1 THEN 'overall' ELSE h.node END AS name
+    FROM hierarchical_metrics AS h
+    WHERE h.metric IN ('count', 'f1')
+)
+SELECT
+    r.path,
+    r.mode,
+    r.benchmark,
+    r.model,
+    r.node_path,
+    r.level,
+    r.name,
+    r.metric,
+    r.value AS reported,
+    CASE r.metric WHEN 'count' THEN CAST(p.n AS DOUBLE) ELSE p.score END AS recomputed,
+    abs(r.value - CASE r.metric WHEN 'count' THEN CAST(p.n AS DOUBLE) ELSE p.score END)
+        AS abs_diff,
+    CASE
+        WHEN r.level IS NULL THEN 'no_cell'
+        WHEN p.run_id IS NULL THEN 'no_run'
+        WHEN abs(r.value - CASE r.metric WHEN 'count' THEN CAST(p.n AS DOUBLE)
+                                        ELSE p.score END) <= 1e-9 THEN 'match'
+        ELSE 'mismatch'
+    END AS status,
+    p.run_id,
+    r.file_id
+FROM reported AS r
+LEFT JOIN paper_table AS p
+    ON p.benchmark = r.benchmark AND p.mode = r.mode AND p.model = r.model
+   AND p.level = r.level AND p.name = r.name;
+
+COMMENT ON VIEW paper_hierarchy_reconciliation IS 'The hierarchy reorganize_results.py writes into a results tree (hierarchical/<paradigm>/<bench>/<model>/aggregate.json, table hierarchical_metrics; never loaded as runs) beside paper_table: each node''s count and f1 against the cell''s n and score (the L1 text_only node of EHR-Bench and the L1 multimodal node of mm_bench are the overall cells). status: match (within 1e-9), mismatch (the files are out of date, or were made from other result files), no_run (no leaderboard run of that model and mode), no_cell (the model root and mm''s text_only modality, which the paper''s tables do not print).';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.path IS 'The aggregate.json file.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.mode IS 'Its paradigm directory.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.benchmark IS 'Its benchmark directory.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.model IS 'Canonical model key of its model directory.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.node_path IS 'The node: L1/L2/L3/L4 keys joined with /.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.level IS 'The paper_table level of the node (NULL when none).';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.name IS 'The paper_table name of the node.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.metric IS 'count or f1.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.reported IS 'The number in aggregate.json.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.recomputed IS 'paper_table.n (count) or paper_table.score (f1).';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.abs_diff IS '|reported - recomputed|.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.status IS 'match, mismatch, no_run or no_cell.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.run_id IS 'The leaderboard run of the cell.';
+COMMENT ON COLUMN paper_hierarchy_reconciliation.file_id IS 'The aggregate.json file (files.file_id).';

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ def golden(name: str) -> Any:
 def con(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("paper")
     assemble(base / "tree")
+    # reorganize_results.py's own output, where its default --out-root puts it
+    shutil.copytree(GOLDEN / "hierarchical", base / "tree" / "hierarchical")
     run_ingest(base / "tree", base / "w.duckdb", IngestOptions(jobs=1, progress=False))
     connection = duckdb.connect(str(base / "w.duckdb"), read_only=True)
     yield connection
@@ -238,3 +241,17 @@ def test_the_paper_and_the_authors_scorer_both_exist(con) -> None:
         "'ehr_bench/agentic/full1800/kimi_k2_5' AND scorer IN ('paper_text', "
         "'authors_text')").fetchall()
     assert both == 2
+
+
+def test_the_authors_hierarchy_in_the_tree_is_reconciled_not_run(con) -> None:
+    """hierarchical/ (reorganize_results.py's default output inside the results tree) is
+    recognised: no run, no summary rows; every node number equals the paper views'."""
+    kinds = dict(con.execute("SELECT kind, count(*) FROM files WHERE path LIKE "
+                             "'hierarchical/%' GROUP BY kind").fetchall())
+    assert kinds.keys() == {"hier_rows", "hier_summary", "hier_aggregate", "markdown"}
+    assert con.execute("SELECT count(*) FROM runs WHERE run_id LIKE 'hierarchical%'"
+                       ).fetchall() == [(0,)]
+    assert con.execute("SELECT count(*) FROM rejects").fetchall() == [(0,)]
+    status = dict(con.execute("SELECT status, count(*) FROM paper_hierarchy_reconciliation "
+                              "GROUP BY status").fetchall())
+    assert status.keys() <= {"match", "no_cell"} and status["match"] > 150

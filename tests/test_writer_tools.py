@@ -150,7 +150,8 @@ def test_kimi_ehr_prefixed_image_tools_record_the_executed_tool() -> None:
     names = ["ehr.chest_xray_classifier", "chest_xray_report_generator",
              "ehr_xray_phrase_grounding", "ehr.image_visualizer", "ehr.dicom_processor",
              "ehr.chest_xray_segmentation", "image.chest_xray_classifier", "ehr.load_ehr",
-             "browser.chest_xray_classifier", "ehr.visualizer"]
+             "browser.chest_xray_classifier", "ehr.visualizer", "ehr.sql_query", "ehr.search",
+             "visualizer", "ehr.no_such_thing"]
     msgs = [{"role": "assistant", "content": "",
              "tool_calls": [call(f"c{i}", n) for i, n in enumerate(names)]}]
     got = [(c["raw_tool"], c["tool"], c["name_fixed"]) for c in rows_of(record(msgs))]
@@ -164,7 +165,12 @@ def test_kimi_ehr_prefixed_image_tools_record_the_executed_tool() -> None:
         ("image.chest_xray_classifier", "image.chest_xray_classifier", False),
         ("ehr.load_ehr", "ehr.load_ehr", False),
         ("browser.chest_xray_classifier", "image.chest_xray_classifier", True),
-        ("ehr.visualizer", "ehr.visualizer", False),  # fuzzy match not reproduced
+        # the executor's fuzzy suffix match (deploy_agent_mm.py _fuzzy_match_suffix)
+        ("ehr.visualizer", "image.image_visualizer", True),
+        ("ehr.sql_query", "ehr.run_sql_query", True),
+        ("ehr.search", "browser.search", True),  # a suffix registered under browser.
+        ("visualizer", "image.image_visualizer", True),
+        ("ehr.no_such_thing", "ehr.no_such_thing", False),
     ]
 
 
@@ -379,7 +385,7 @@ def test_score_rows_keep_the_fields_no_column_maps(tmp_path) -> None:
         emit = RecordingEmitter()
         extract_scores(FileInfo(file_id="f" * 16, path=f"s/{kind}.jsonl", abs_path=path,
                                 real_path=str(path), kind=kind, run_id="r"), emit)
-        [(_, out)] = emit.rows
+        [(_, out)] = [(t, r) for t, r in emit.rows if t == "question_scores"]
         extra = json.loads(out["extra"])
         if kind == "per_question":
             assert extra == {"predictions": ["a", "b"], "stop_reason": "x",
