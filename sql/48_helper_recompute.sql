@@ -37,44 +37,57 @@ ccs_runs AS (
     FROM lines
 ),
 ccs_long AS (
-    SELECT run_id, qid, q_task, n_runs, metric, value
-    FROM ccs_runs
-    UNPIVOT (value FOR metric IN (f1 AS 'f1_score', precision AS 'precision',
-                                  recall AS 'recall', exact_match AS 'exact_match'))
+    SELECT run_id, qid, q_task, n_runs, 'f1_score' AS metric, f1 AS value FROM ccs_runs
+    UNION ALL
+    SELECT run_id, qid, q_task, n_runs, 'precision', precision FROM ccs_runs
+    UNION ALL
+    SELECT run_id, qid, q_task, n_runs, 'recall', recall FROM ccs_runs
+    UNION ALL
+    SELECT run_id, qid, q_task, n_runs, 'exact_match', exact_match FROM ccs_runs
 ),
 ccs_ranked AS (
     SELECT *, row_number() OVER (PARTITION BY run_id, qid, metric ORDER BY value) AS i
     FROM ccs_long
 ),
 ccs_scopes AS (
-    -- every run twice: the whole file and its task
-    SELECT run_id, 'overall' AS scope, NULL AS task, qid, q_task FROM ccs_runs
+    -- every question twice: the whole file and its task
+    SELECT DISTINCT run_id, 'overall' AS scope, CAST(NULL AS VARCHAR) AS task, qid, n_runs
+    FROM ccs_runs
     UNION
-    SELECT run_id, 'by_task', q_task, qid, q_task FROM ccs_runs
+    SELECT DISTINCT run_id, 'by_task', q_task, qid, n_runs FROM ccs_runs
 ),
 ccs_k AS (
-    SELECT s.run_id, s.scope, s.task, k.k
-    FROM (SELECT run_id, scope, task, max(r.n_runs) AS max_runs
-          FROM (SELECT DISTINCT run_id, scope, task, qid FROM ccs_scopes) AS s0
-          JOIN (SELECT DISTINCT run_id, qid, n_runs FROM ccs_runs) AS r USING (run_id, qid)
+    -- k = 1 .. the most runs a question of the scope has (run numbers serve as the series)
+    SELECT s.run_id, s.scope, s.task, ks.k
+    FROM (SELECT run_id, scope, task, max(n_runs) AS max_runs FROM ccs_scopes
           GROUP BY run_id, scope, task) AS s
-    CROSS JOIN LATERAL (SELECT unnest(range(1, s.max_runs + 1)) AS k) AS k
+    JOIN (SELECT DISTINCT run_id, run_no AS k FROM ccs_runs) AS ks
+        ON ks.run_id = s.run_id AND ks.k <= s.max_runs
 ),
-ccs_question AS (
-    -- per question and metric: mean, max, and best@k for each k of its scope
-    SELECT sc.run_id, sc.scope, sc.task, sc.qid, r.metric, kk.k,
-           avg(r.value) AS q_avg, max(r.value) AS q_max,
-           sum(CASE WHEN r.i >= least(kk.k, r.n_runs)
-                    THEN exp(lgamma(r.i) - lgamma(least(kk.k, r.n_runs))
-                             - lgamma(r.i - least(kk.k, r.n_runs) + 1)
-                             - (lgamma(r.n_runs + 1) - lgamma(least(kk.k, r.n_runs) + 1)
-                                - lgamma(r.n_runs - least(kk.k, r.n_runs) + 1))) * r.value
-                    ELSE 0 END) AS q_best
-    FROM (SELECT DISTINCT run_id, scope, task, qid FROM ccs_scopes) AS sc
+ccs_cdf AS (
+    -- calculate_true_best_at_k = sum over i of v_(i) * C(i-1, k-1) / C(n, k)
+    --   = sum over i of v_(i) * (F(i) - F(i-1)), F(i) = C(i, k) / C(n, k)
+    --   = prod_{j=1..k} (i - j + 1) / (n - j + 1), 0 when i < k (k > n counts as n)
+    SELECT r.run_id, sc.scope, sc.task, r.qid, r.metric, kk.k, r.i, r.value,
+           CASE WHEN r.i < least(kk.k, r.n_runs) THEN 0.0
+                ELSE exp(sum(CASE WHEN r.i >= least(kk.k, r.n_runs)
+                                  THEN ln((r.i - j.run_no + 1.0) / (r.n_runs - j.run_no + 1.0))
+                             END)) END AS cdf
+    FROM ccs_scopes AS sc
     JOIN ccs_ranked AS r ON r.run_id = sc.run_id AND r.qid = sc.qid
     JOIN ccs_k AS kk ON kk.run_id = sc.run_id AND kk.scope = sc.scope
                     AND kk.task IS NOT DISTINCT FROM sc.task
-    GROUP BY sc.run_id, sc.scope, sc.task, sc.qid, r.metric, kk.k
+    JOIN ccs_runs AS j ON j.run_id = r.run_id AND j.qid = r.qid
+                      AND j.run_no <= least(kk.k, r.n_runs)
+    GROUP BY r.run_id, sc.scope, sc.task, r.qid, r.metric, kk.k, r.i, r.value, r.n_runs
+),
+ccs_question AS (
+    SELECT run_id, scope, task, qid, metric, k, avg(value) AS q_avg, max(value) AS q_max,
+           sum(value * (cdf - prev_cdf)) AS q_best
+    FROM (SELECT *, coalesce(lag(cdf) OVER (PARTITION BY run_id, scope, task, qid, metric, k
+                                            ORDER BY i), 0.0) AS prev_cdf
+          FROM ccs_cdf) AS c
+    GROUP BY run_id, scope, task, qid, metric, k
 ),
 ccs_scores AS (
     SELECT run_id, scope, task, 'score.avg.' || metric AS metric, 'rate' AS kind,
@@ -85,8 +98,8 @@ ccs_scores AS (
     FROM ccs_question WHERE k = 1 GROUP BY run_id, scope, task, metric
     UNION ALL
     -- summary_metrics spells a key that is not a plain name JSONPath-style: ["best@2"]
-    SELECT run_id, scope, task, 'score["best@' || k || '"].' || metric, 'rate', avg(q_best),
-           count(*)
+    SELECT run_id, scope, task, 'score["best@' || CAST(k AS VARCHAR) || '"].' || metric, 'rate',
+           avg(q_best), count(*)
     FROM ccs_question GROUP BY run_id, scope, task, metric, k
 ),
 ccs_counts AS (
@@ -96,26 +109,35 @@ ccs_counts AS (
            count(*) FILTER (WHERE l.completed IS DISTINCT FROM true) AS incomplete,
            count(*) FILTER (WHERE l.raw_status IS DISTINCT FROM 'success') AS non_success,
            max(l.n_runs) AS max_runs
-    FROM (SELECT DISTINCT run_id, scope, task, qid FROM ccs_scopes) AS sc
+    FROM ccs_scopes AS sc
     JOIN ccs_runs AS l ON l.run_id = sc.run_id AND l.qid = sc.qid
     -- by_task counts the lines of the task (result_runs_by_task: each line by its own task)
     WHERE sc.scope = 'overall' OR l.task = sc.task
     GROUP BY sc.run_id, sc.scope, sc.task
 ),
 ccs_count_long AS (
-    SELECT run_id, scope, task, metric, kind, value, lines AS n_rows
-    FROM ccs_counts
-    CROSS JOIN LATERAL (VALUES
-        ('sample_num', 'count', lines::DOUBLE),
-        ('completed_task_num', 'count', questions::DOUBLE),
-        ('info.completed_task_count', 'count', questions::DOUBLE),
-        ('info.incomplete_run_count', 'count', incomplete::DOUBLE),
-        ('info.incomplete_run_rate', 'rate', incomplete / lines),
-        ('info.non_success_run_count', 'count', non_success::DOUBLE),
-        ('info.non_success_run_rate', 'rate', non_success / lines),
-        ('info.max_runs_per_task', 'count', max_runs::DOUBLE),
-        ('info.avg_runs_per_completed_task', 'mean', lines / questions)
-    ) AS v(metric, kind, value)
+    SELECT c.run_id, c.scope, c.task, v.metric, v.kind,
+           CASE v.metric
+               WHEN 'sample_num' THEN CAST(c.lines AS DOUBLE)
+               WHEN 'completed_task_num' THEN CAST(c.questions AS DOUBLE)
+               WHEN 'info.completed_task_count' THEN CAST(c.questions AS DOUBLE)
+               WHEN 'info.incomplete_run_count' THEN CAST(c.incomplete AS DOUBLE)
+               WHEN 'info.incomplete_run_rate' THEN CAST(c.incomplete AS DOUBLE) / c.lines
+               WHEN 'info.non_success_run_count' THEN CAST(c.non_success AS DOUBLE)
+               WHEN 'info.non_success_run_rate' THEN CAST(c.non_success AS DOUBLE) / c.lines
+               WHEN 'info.max_runs_per_task' THEN CAST(c.max_runs AS DOUBLE)
+               ELSE CAST(c.lines AS DOUBLE) / c.questions
+           END AS value,
+           c.lines AS n_rows
+    FROM ccs_counts AS c
+    CROSS JOIN (VALUES ('sample_num', 'count'), ('completed_task_num', 'count'),
+                       ('info.completed_task_count', 'count'),
+                       ('info.incomplete_run_count', 'count'),
+                       ('info.incomplete_run_rate', 'rate'),
+                       ('info.non_success_run_count', 'count'),
+                       ('info.non_success_run_rate', 'rate'),
+                       ('info.max_runs_per_task', 'count'),
+                       ('info.avg_runs_per_completed_task', 'mean')) AS v(metric, kind)
 ),
 tool_files AS (
     SELECT DISTINCT run_id, writer_rule,
@@ -168,19 +190,26 @@ tool_summary AS (
     GROUP BY q.run_id, q.writer_rule, q.task, q.queries
 ),
 tool_summary_long AS (
-    SELECT run_id, writer_rule, 'summary' AS scope, task, metric, kind, value,
-           queries AS n_rows
-    FROM tool_summary
-    CROSS JOIN LATERAL (VALUES
-        ('total_queries', 'count', queries::DOUBLE),
-        ('total_tool_calls', 'count', calls::DOUBLE),
-        ('avg_total_tool_calls_per_query', 'mean',
-         CASE WHEN queries > 0 THEN calls / queries ELSE 0.0 END),
-        ('browser_tool_calls', 'count', browser::DOUBLE),
-        ('browser_tool_call_ratio', 'rate', CASE WHEN calls > 0 THEN browser / calls ELSE 0.0 END),
-        ('browser_tool_call_percentage', 'percent',
-         CASE WHEN calls > 0 THEN browser / calls ELSE 0.0 END * 100.0)
-    ) AS v(metric, kind, value)
+    SELECT t.run_id, t.writer_rule, 'summary' AS scope, t.task, v.metric, v.kind,
+           CASE v.metric
+               WHEN 'total_queries' THEN CAST(t.queries AS DOUBLE)
+               WHEN 'total_tool_calls' THEN CAST(t.calls AS DOUBLE)
+               WHEN 'avg_total_tool_calls_per_query'
+                   THEN CASE WHEN t.queries > 0 THEN CAST(t.calls AS DOUBLE) / t.queries
+                             ELSE 0.0 END
+               WHEN 'browser_tool_calls' THEN CAST(t.browser AS DOUBLE)
+               WHEN 'browser_tool_call_ratio'
+                   THEN CASE WHEN t.calls > 0 THEN CAST(t.browser AS DOUBLE) / t.calls
+                             ELSE 0.0 END
+               ELSE CASE WHEN t.calls > 0 THEN CAST(t.browser AS DOUBLE) / t.calls
+                         ELSE 0.0 END * 100.0
+           END AS value,
+           t.queries AS n_rows
+    FROM tool_summary AS t
+    CROSS JOIN (VALUES ('total_queries', 'count'), ('total_tool_calls', 'count'),
+                       ('avg_total_tool_calls_per_query', 'mean'),
+                       ('browser_tool_calls', 'count'), ('browser_tool_call_ratio', 'rate'),
+                       ('browser_tool_call_percentage', 'percent')) AS v(metric, kind)
 ),
 tool_names AS (
     SELECT run_id, writer_rule, task, 'by_category' AS scope, category AS name, rec_no, n_calls
@@ -199,38 +228,46 @@ tool_named AS (
     GROUP BY n.run_id, n.writer_rule, n.scope, n.task, n.name
 ),
 tool_named_long AS (
-    SELECT run_id, writer_rule, scope, task, name || '.' || metric AS metric, kind, value,
-           queries AS n_rows
-    FROM tool_named
-    CROSS JOIN LATERAL (VALUES
-        ('total_calls', 'count', total::DOUBLE),
-        ('avg_per_query', 'mean', CASE WHEN queries > 0 THEN total / queries ELSE 0.0 END),
-        ('avg_when_used', 'mean', CASE WHEN used > 0 THEN total / used ELSE 0.0 END),
-        ('used_queries', 'count', used::DOUBLE)
-    ) AS v(metric, kind, value)
+    SELECT t.run_id, t.writer_rule, t.scope, t.task, t.name || '.' || v.metric AS metric,
+           v.kind,
+           CASE v.metric
+               WHEN 'total_calls' THEN CAST(t.total AS DOUBLE)
+               WHEN 'avg_per_query'
+                   THEN CASE WHEN t.queries > 0 THEN CAST(t.total AS DOUBLE) / t.queries
+                             ELSE 0.0 END
+               WHEN 'avg_when_used'
+                   THEN CASE WHEN t.used > 0 THEN CAST(t.total AS DOUBLE) / t.used
+                             ELSE 0.0 END
+               ELSE CAST(t.used AS DOUBLE)
+           END AS value,
+           t.queries AS n_rows
+    FROM tool_named AS t
+    CROSS JOIN (VALUES ('total_calls', 'count'), ('avg_per_query', 'mean'),
+                       ('avg_when_used', 'mean'), ('used_queries', 'count')) AS v(metric, kind)
 ),
 repair_before AS (
     SELECT run_id, 'status_counts.' || coalesce(raw_status, 'unknown') AS metric,
-           count(*) AS n FROM lines GROUP BY ALL
+           count(*) AS n FROM lines GROUP BY run_id, raw_status
     UNION ALL
     SELECT run_id, 'completed_counts.' || CASE WHEN completed THEN 'true' ELSE 'false' END,
-           count(*) FROM lines GROUP BY ALL
+           count(*) FROM lines GROUP BY run_id, CASE WHEN completed THEN 'true' ELSE 'false' END
     UNION ALL
     SELECT run_id, 'stop_reason_counts.' || coalesce(stop_reason, 'unknown'), count(*)
-    FROM lines GROUP BY ALL
+    FROM lines GROUP BY run_id, stop_reason
 ),
 repair_after AS (
     SELECT run_id, 'status_counts.' || coalesce(raw_status, 'unknown') AS metric,
-           count(*) AS n FROM repaired_result_lines GROUP BY ALL
+           count(*) AS n FROM repaired_result_lines GROUP BY run_id, raw_status
     UNION ALL
     SELECT run_id, 'completed_counts.' || CASE WHEN completed THEN 'true' ELSE 'false' END,
-           count(*) FROM repaired_result_lines GROUP BY ALL
+           count(*) FROM repaired_result_lines
+    GROUP BY run_id, CASE WHEN completed THEN 'true' ELSE 'false' END
     UNION ALL
     SELECT run_id, 'stop_reason_counts.' || coalesce(stop_reason, 'unknown'), count(*)
-    FROM repaired_result_lines GROUP BY ALL
+    FROM repaired_result_lines GROUP BY run_id, stop_reason
     UNION ALL
     SELECT run_id, 'repaired_count', count(*) FILTER (WHERE repaired)
-    FROM repaired_result_lines GROUP BY ALL
+    FROM repaired_result_lines GROUP BY run_id
 ),
 repair_long AS (
     SELECT run_id, 'overall' AS scope, 'total_records' AS metric, count(*) AS n
@@ -270,7 +307,7 @@ SELECT run_id, 'tool_json', writer_rule, 'line_tool_counts', scope, task, metric
 FROM tool_named_long
 UNION ALL
 SELECT run_id, 'repair_summary', NULL, 'repaired_result_lines', scope, NULL, metric, 'count',
-       n::DOUBLE, NULL
+       CAST(n AS DOUBLE), NULL
 FROM repair_long;
 
 COMMENT ON VIEW helper_summary_recomputed IS 'The numbers of the authors'' helper-script summaries recomputed from the lines of the run''s results.jsonl (every line, as those scripts read them): scores.json of score_diagnoses_ccs_results.py (scoring ccs_scores: sample_num, completed_task_num, score avg / max / best@k of f1_score, precision, recall, exact_match by its rule, info counts; overall and by_task), tool.json of analyze_tool_call_averages.py (scoring tool_json, honouring its status filter: success_only by default), results.repaired.summary.json of repair_diagnoses_ccs_results.py (scoring repair_summary). Read by summary_reconciliation.';

@@ -330,10 +330,10 @@ COMMENT ON COLUMN paper_delta_samples.oneshot_run_id IS 'The one-shot run.';
 CREATE OR REPLACE VIEW paper_t_needed AS
 SELECT DISTINCT ci_n - 1 AS df FROM paper_cells WHERE ci_n >= 2
 UNION
-SELECT DISTINCT n - 1 FROM (
+SELECT DISTINCT p.n - 1 FROM (
     SELECT count(*) AS n FROM paper_delta_samples
     GROUP BY agentic_run_id, oneshot_run_id, level, name
-) WHERE n >= 2;
+) AS p WHERE p.n >= 2;
 
 COMMENT ON VIEW paper_t_needed IS 'Degrees of freedom the paper''s intervals need; the ingest fills student_t_quantiles for each (etl/paper_stats.py).';
 COMMENT ON COLUMN paper_t_needed.df IS 'Degrees of freedom: samples - 1.';

@@ -8,15 +8,15 @@ what it is (UCSC-VLAA/ClinSeekAgent openresearcher_ehr/):
 - results.repaired.jsonl + results.repaired.summary.json of
   helper/repair_diagnoses_ccs_results.py.
 
-Each file is written here in the script's shape, its numbers computed by an oracle written
-in this test from the script's formulas (never by the warehouse), with one number planted
-off; the warehouse must reconcile every other number and flag the planted one."""
+Each file is written in the script's shape, its numbers computed from the records by the
+scripts' formulas in the synthetic-tree generator (etl/synth/helper_outputs.py, which shares
+no code with the warehouse), with one number planted off; the warehouse must reconcile every
+other number and flag the planted one."""
 
 from __future__ import annotations
 
 import json
-import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import duckdb
 import pytest
 
 from etl.ingest import IngestOptions, run_ingest
+from etl.synth.helper_outputs import ccs_scores, qa_row, repaired, tool_json
 
 AGENT_RUN = "agent_ehr_bench/agentic/subset600/kimi_k2_5"
 QA_RUN = "ehr_bench/oneshot/full1800/medgemma_27b_it"
@@ -65,129 +66,6 @@ def agent_records() -> list[dict[str, Any]]:
     return out
 
 
-# --- oracles from the scripts' formulas --------------------------------------------------
-
-def ccs_oracle(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """score_diagnoses_ccs_results.py summarize_scores over the results' own questions."""
-    def preds(rec: dict[str, Any]) -> set[str]:
-        for msg in reversed(rec["messages"]):
-            for tc in reversed(msg.get("tool_calls") or []):
-                if "finish" in tc["function"]["name"]:
-                    response = json.loads(tc["function"]["arguments"])["response"]
-                    return {p.lower() for p in response if isinstance(p, str)} \
-                        if isinstance(response, list) else set()
-        return set()
-
-    def score(rec: dict[str, Any]) -> dict[str, float]:
-        p = preds(rec)
-        g = {a["name"].lower() for a in rec["label"]}
-        if not p:
-            return dict.fromkeys(("f1_score", "precision", "recall", "exact_match"), 0.0)
-        tp = len(p & g)
-        pr, rc = tp / len(p), tp / len(g)
-        return {"f1_score": 2 * pr * rc / (pr + rc) if pr + rc else 0.0, "precision": pr,
-                "recall": rc, "exact_match": float(p == g)}
-
-    def best(values: list[float], k: int) -> float:
-        v, n = sorted(values), len(values)
-        k = min(k, n)
-        return sum(math.comb(i - 1, k - 1) / math.comb(n, k) * v[i - 1] for i in range(k, n + 1))
-
-    def summarize(recs: list[dict[str, Any]]) -> dict[str, Any]:
-        by_q: dict[str, list[dict[str, float]]] = defaultdict(list)
-        for r in recs:
-            by_q[r["qid"]].append(score(r))
-        k_max = max(len(v) for v in by_q.values())
-        out: dict[str, Any] = {"sample_num": len(recs), "task_num": len(by_q),
-                               "completed_task_num": len(by_q),
-                               "score_denominator": "completed_task_num", "score": {}}
-        for name, fn in [("avg", lambda v: sum(v) / len(v)), ("max", max),
-                         *[(f"best@{k}", lambda v, k=k: best(v, k))
-                           for k in range(1, k_max + 1)]]:
-            out["score"][name] = {m: sum(fn([s[m] for s in runs]) for runs in by_q.values())
-                                  / len(by_q) for m in ("f1_score", "precision", "recall",
-                                                        "exact_match")}
-        out["info"] = {"incomplete_run_count": sum(not r["completed"] for r in recs),
-                       "non_success_run_count": sum(r["status"] != "success" for r in recs),
-                       "max_runs_per_task": k_max, "missing_qids": []}
-        return out
-
-    summary = summarize(records)
-    tasks = sorted({r["task"] for r in records})
-    summary["by_task"] = {t: summarize([r for r in records if r["task"] == t]) for t in tasks}
-    return summary
-
-
-def tool_oracle(records: list[dict[str, Any]], success_only: bool) -> dict[str, Any]:
-    """analyze_tool_call_averages.py output payload."""
-    def norm(name: str) -> str:
-        return "ehr." + name[4:] if name.startswith("ehr_") else name
-
-    def block(recs: list[dict[str, Any]]) -> dict[str, Any]:
-        tools, cats, tool_hits, cat_hits = Counter(), Counter(), Counter(), Counter()
-        for r in recs:
-            per = Counter(norm(tc["function"]["name"]) for m in r["messages"]
-                          if m["role"] == "assistant" for tc in m.get("tool_calls") or [])
-            tools.update(per)
-            tool_hits.update(per.keys())
-            pc = Counter()
-            for name, n in per.items():
-                pc[name.split(".", 1)[0] if "." in name else "other"] += n
-            cats.update(pc)
-            cat_hits.update(pc.keys())
-        total = sum(tools.values())
-        q = len(recs)
-
-        def records_of(totals: Counter, hits: Counter) -> list[dict[str, Any]]:
-            return [{"name": n, "total_calls": c, "avg_per_query": c / q,
-                     "avg_when_used": c / hits[n], "used_queries": hits[n]}
-                    for n, c in totals.most_common()]
-
-        return {"summary": {"total_queries": q, "total_tool_calls": total,
-                            "avg_total_tool_calls_per_query": total / q,
-                            "browser_tool_calls": cats["browser"],
-                            "browser_tool_call_ratio": cats["browser"] / total,
-                            "browser_tool_call_percentage": cats["browser"] / total * 100},
-                "by_category": records_of(cats, cat_hits),
-                "by_exact_tool": records_of(tools, tool_hits)}
-
-    kept = [r for r in records if not success_only or r["status"] == "success"]
-    out = block(kept)
-    out["summary"] = {"results_file": "results.jsonl",
-                      "status_filter": "success_only" if success_only else "all_statuses",
-                      **out["summary"]}
-    out["by_task"] = {t: block([r for r in kept if r["task"] == t])
-                      for t in sorted({r["task"] for r in kept})}
-    return out
-
-
-def repair(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """repair_diagnoses_ccs_results.py: q4's incomplete run gets a synthetic finish."""
-    repaired = []
-    for r in records:
-        if r["qid"] == "q4":
-            r = {**r, "messages": [*r["messages"], finish(["Gout"])], "completed": True,
-                 "status": "success", "stop_reason": "repair_finish_tool_call",
-                 "repair_info": {"repaired": True}}
-        repaired.append(r)
-
-    def counts(recs: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"status_counts": dict(Counter(r["status"] for r in recs)),
-                "completed_counts": {str(k).lower(): v for k, v in
-                                     Counter(r["completed"] for r in recs).items()},
-                "stop_reason_counts": dict(Counter(r["stop_reason"] for r in recs)),
-                "repaired_count": sum(1 for r in recs if r.get("repair_info"))}
-
-    not_incomplete = sum(r["status"] != "incomplete" or r["completed"] for r in records)
-    summary = {"input_results": "results.jsonl", "output_results": "results.repaired.jsonl",
-               "total_records": len(records), "before": counts(records),
-               "after": counts(repaired),
-               "repair_reason_counts": {"repaired": 1, "not_incomplete": not_incomplete,
-                                        "no_official_candidates_found": 1},
-               "repaired_qids": ["q4"]}
-    return repaired, summary
-
-
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -202,20 +80,12 @@ SCORED_ROWS = [
      "status": "incomplete", "correct": False, "f1": 0.0, "len_gold": 2},
 ]
 QA_ROWS = [  # eval_ehrbench_qa.py build_result_record
-    {"qid": "Inpatient_Mortality_1_2", "task": "Inpatient_Mortality",
-     "task_type": "risk_prediction", "ground_truth": "Yes", "completed": True,
-     "stop_reason": "finish_tool_call", "qa_mode": True, "parse_mode": "final_answer_list",
-     "predictions": ["Yes"], "error": None,
-     "messages": [{"role": "user", "content": "Q"}, finish(["Yes"])]},
-    {"qid": "labevents_3_4", "task": "labevents", "task_type": "decision_making",
-     "ground_truth": ["Sodium", "Potassium"], "completed": True,
-     "stop_reason": "finish_tool_call", "qa_mode": True, "parse_mode": "json_list",
-     "predictions": ["sodium"], "error": None,
-     "messages": [{"role": "user", "content": "Q"}, finish(["sodium"])]},
-    {"qid": "labevents_5_6", "task": "labevents", "task_type": "decision_making",
-     "completed": False, "stop_reason": "error", "qa_mode": True, "parse_mode": "empty",
-     "predictions": [], "error": "APIConnectionError",
-     "messages": [{"role": "user", "content": "Q"}, finish([])]},
+    qa_row("Inpatient_Mortality_1_2", "Inpatient_Mortality", "risk_prediction", "Yes", ["Yes"],
+           "Q"),
+    qa_row("labevents_3_4", "labevents", "decision_making", ["Sodium", "Potassium"],
+           ["sodium"], "Q"),
+    qa_row("labevents_5_6", "labevents", "decision_making", None, [], "Q",
+           error="APIConnectionError"),
 ]
 
 
@@ -225,19 +95,19 @@ def con(tmp_path_factory: pytest.TempPathFactory):
     records = agent_records()
     run = root / AGENT_RUN
     write_jsonl(run / "results.jsonl", records)
-    ccs = ccs_oracle(records)
+    ccs = ccs_scores(records)
     ccs["score"]["avg"]["recall"] += 0.25  # planted
     (run / "scores.json").write_text(json.dumps(ccs))
     write_jsonl(run / "task_scores.jsonl", [{"qid": "q1", "task": "diagnoses_ccs"}])
-    tool = tool_oracle(records, success_only=True)
+    tool = tool_json(records, success_only=True)
     tool["by_exact_tool"][0]["total_calls"] += 1  # planted
     (run / "tool.json").write_text(json.dumps(tool))
-    fixed, summary = repair(records)
+    fixed, summary = repaired(records)
     write_jsonl(run / "results.repaired.jsonl", fixed)
     (run / "results.repaired.summary.json").write_text(json.dumps(summary))
     other = root / "agent_ehr_bench/agentic/subset600/glm_4_7"
     write_jsonl(other / "results.jsonl", records)
-    (other / "tool.json").write_text(json.dumps(tool_oracle(records, success_only=False)))
+    (other / "tool.json").write_text(json.dumps(tool_json(records, success_only=False)))
     write_jsonl(root / QA_RUN / "results.jsonl", QA_ROWS)
     write_jsonl(root / SCORED_ONLY / "scored.jsonl", SCORED_ROWS)
     (root / SCORED_ONLY / "summary.json").write_text(json.dumps({"total": 3}))
@@ -307,7 +177,8 @@ def test_repair_summary_reconciled(con) -> None:
     assert status[("after", "status_counts.success")] == "match"
     assert status[("before", "status_counts.incomplete")] == "match"
     assert status[("repair_reason_counts", "not_incomplete")] == "match"
-    assert status[("repair_reason_counts", "no_official_candidates_found")] == \
+    assert status[("repair_reason_counts", "repaired")] == "match"
+    assert status[("repair_reason_counts", "no_candidate_mentions_in_assistant_text")] == \
         "not_recomputable"
     assert not [k for k, s in status.items() if s == "mismatch"]
 
