@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from etl.synth import spec
-from etl.synth import helper_outputs
+from etl.synth import helper_outputs, spec
 from etl.synth.content import Filler, Images, Question, mm_questions, stream, text_questions
 from etl.synth.plan import Sizes, plan_run
 from etl.synth.records import Plan, RecordMaker
