@@ -22,6 +22,8 @@ import duckdb
 import pytest
 
 from etl.ingest import IngestOptions, run_ingest
+from etl.query import SAFE_CONFIG
+from tests.conftest import run_etl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fidelity"))
 from paper_corpus import GOLDEN, assemble  # noqa: E402
@@ -46,13 +48,18 @@ def golden(name: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def con(tmp_path_factory: pytest.TempPathFactory):
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("paper")
     assemble(base / "tree")
     # reorganize_results.py's own output, where its default --out-root puts it
     shutil.copytree(GOLDEN / "hierarchical", base / "tree" / "hierarchical")
     run_ingest(base / "tree", base / "w.duckdb", IngestOptions(jobs=1, progress=False))
-    connection = duckdb.connect(str(base / "w.duckdb"), read_only=True)
+    return base / "w.duckdb"
+
+
+@pytest.fixture(scope="module")
+def con(db: Path):
+    connection = duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG))
     yield connection
     connection.close()
 
@@ -255,3 +262,29 @@ def test_the_authors_hierarchy_in_the_tree_is_reconciled_not_run(con) -> None:
     status = dict(con.execute("SELECT status, count(*) FROM paper_hierarchy_reconciliation "
                               "GROUP BY status").fetchall())
     assert status.keys() <= {"match", "no_cell"} and status["match"] > 150
+
+
+def test_explorer_page_and_report_show_the_printed_cells(db: Path, table, tmp_path: Path
+                                                         ) -> None:
+    """/paper (JSON) and etl report show the cells the paper prints, with the view's numbers."""
+    from tests.serving import get, running_server
+
+    printed = {k: v for k, v in table.items() if v["in_paper_table"]}
+    with running_server(db) as base:
+        status, _, body = get(f"{base}/paper?format=json")
+        assert status == 200
+        shown = json.loads(body)["tables"]
+        status, _, _ = get(f"{base}/paper?benchmark=no_such_bench")
+        assert status == 404
+    rows = [r for table_rows in shown.values() for r in table_rows]
+    cells = {(mode, r["benchmark"], r["model"], r["level"], r["name"]): r[f"{mode}_score"]
+             for r in rows for mode in ("agentic", "oneshot") if r[f"{mode}_n"] is not None}
+    assert cells.keys() == printed.keys()
+    assert all(close(cells[k], v["score"]) for k, v in printed.items())
+    run_etl("report", "--db", str(db), "--out", str(tmp_path / "report.html"))
+    page = (tmp_path / "report.html").read_text()
+    section = page[page.index('<section id="paper">'):]
+    section = section[:section.index("</section>")]
+    assert section.count("<tr><td>") == len({(k[1], k[2], k[3], k[4]) for k in printed})
+    overall = printed[("agentic", "ehr_bench", "kimi_k2_5", "overall", "overall")]
+    assert f"{overall['score'] * 100:.1f} [{overall['ci_low'] * 100:.1f}, " in page

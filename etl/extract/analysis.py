@@ -17,9 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from etl.extract import Emitter, FileInfo, register
+from etl.extract.summaries import read_document
 from etl.models import canonical_model
 from etl.normalize import to_bool, to_number, to_text
-from etl.read import JsonlReader, file_sha256, read_json_file
+from etl.read import JsonlReader
 
 
 def _jsonl(file: FileInfo, emit: Emitter, row_of: Any) -> None:
@@ -125,16 +126,10 @@ def extract_hierarchy(file: FileInfo, emit: Emitter) -> None:
         emit.reject(None, "error", "an aggregate.json of reorganize_results.py sits at "
                     "hierarchical/<paradigm>/<bench>/<model>/aggregate.json; not loaded")
         return
-    try:
-        document, severity, message = read_json_file(file.abs_path)
-        sha256 = file_sha256(file.abs_path)
-    except OSError as exc:
-        emit.reject(None, "error", f"cannot read file: {exc.strerror or exc}")
+    read = read_document(file, emit)
+    if read is None:
         return
-    if severity == "error":
-        emit.reject(None, "error", f"not a readable JSON document: {message}")
-        emit.file_stats(sha256=sha256)
-        return
+    document, sha256 = read
     for row in hierarchy_rows(document):
         emit.row("hierarchical_metrics", {**row, "path": file.path, "mode": parts[1],
                                           "benchmark": parts[2], "model_dir": parts[3],

@@ -203,21 +203,31 @@ def tool_json_filter(document: Any) -> str:
     return value if value in ("success_only", "all_statuses") else "success_only"
 
 
-@register("summary", "summary_vocab", "scores_json", "multi_summary", "tool_json",
-          "repair_summary")
-def extract_summary(file: FileInfo, emit: Emitter) -> None:
+def read_document(file: FileInfo, emit: Emitter) -> tuple[Any, str] | None:
+    """(JSON document, sha256) of a one-document file; None, with its reject emitted, when
+    it cannot be read (a repaired document is returned and named in a repaired reject)."""
     try:
         document, severity, message = read_json_file(file.abs_path)
         sha256 = file_sha256(file.abs_path)
     except OSError as exc:
         emit.reject(None, "error", f"cannot read file: {exc.strerror or exc}")
-        return
+        return None
     if severity == "error":
         emit.reject(None, "error", f"not a readable JSON document: {message}")
         emit.file_stats(sha256=sha256)
-        return
+        return None
     if severity == "repaired":
         emit.reject(None, "repaired", message or "repaired")
+    return document, sha256
+
+
+@register("summary", "summary_vocab", "scores_json", "multi_summary", "tool_json",
+          "repair_summary")
+def extract_summary(file: FileInfo, emit: Emitter) -> None:
+    read = read_document(file, emit)
+    if read is None:
+        return
+    document, sha256 = read
     scoring = scoring_of(file.kind, document)
     if scoring == "tool_json":
         rule = f"analyze_tool_call_averages:{tool_json_filter(document)}"

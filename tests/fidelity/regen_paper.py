@@ -130,22 +130,16 @@ def run_ci(src: Path, tree: Path, hier: Path, out: Path) -> tuple[dict, dict]:
         samples[(paradigm, bench, model, level, name)] = scores
         cells.append({"mode": paradigm, "benchmark": bench, "model": model, "level": level,
                       "name": name, **module.compute_ci(scores.values())})
-    for model in models_in(hier, "ehr_bench"):
-        for paradigm in ("agentic", "oneshot"):
-            if (hier / paradigm / "ehr_bench" / model).is_dir():
-                scores = module.ehr_text_scores(model, paradigm)
-                samples[(paradigm, "ehr_bench", model, "overall", "overall")] = scores
-                cells.append({"mode": paradigm, "benchmark": "ehr_bench", "model": model,
-                              "level": "overall", "name": "overall",
-                              **module.compute_ci(scores.values())})
-    for model in models_in(hier, "mm_bench"):
-        for paradigm in ("agentic", "oneshot"):
-            if (hier / paradigm / "mm_bench" / model).is_dir():
-                scores = module.mm_overall_scores(model, paradigm)
-                samples[(paradigm, "mm_bench", model, "overall", "overall")] = scores
-                cells.append({"mode": paradigm, "benchmark": "mm_bench", "model": model,
-                              "level": "overall", "name": "overall",
-                              **module.compute_ci(scores.values())})
+    for bench, overall in (("ehr_bench", module.ehr_text_scores),
+                           ("mm_bench", module.mm_overall_scores)):
+        for model in models_in(hier, bench):
+            for paradigm in ("agentic", "oneshot"):
+                if (hier / paradigm / bench / model).is_dir():
+                    scores = overall(model, paradigm)
+                    samples[(paradigm, bench, model, "overall", "overall")] = scores
+                    cells.append({"mode": paradigm, "benchmark": bench, "model": model,
+                                  "level": "overall", "name": "overall",
+                                  **module.compute_ci(scores.values())})
     for model in agent:
         for task, scores in sorted(module._agent_ehr_bedrock_rows(model).items()):
             cells.append({"mode": "agentic", "benchmark": "agent_ehr_bench", "model": model,
