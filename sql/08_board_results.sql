@@ -12,12 +12,12 @@ SELECT
     q.run_id,
     q.qid,
     q.run_index,
-    any_value(q.task) AS task,
+    min(q.task) AS task,
     -- the task family, as results.task_group of a multimodal result (etl/normalize.py)
-    CASE WHEN split_part(any_value(q.task), '_', 1) IN ('ehrxqa', 'medmod')
-         THEN split_part(any_value(q.task), '_', 1) END AS task_group,
-    CASE WHEN any_value(q.status) IN ('success', 'ok') THEN 'success'
-         WHEN any_value(q.status) = 'error' THEN 'error'
+    CASE WHEN split_part(min(q.task), '_', 1) IN ('ehrxqa', 'medmod')
+         THEN split_part(min(q.task), '_', 1) END AS task_group,
+    CASE WHEN min(q.status) IN ('success', 'ok') THEN 'success'
+         WHEN min(q.status) = 'error' THEN 'error'
          ELSE 'incomplete' END AS status,
     true AS scored_elsewhere
 FROM question_scores AS q

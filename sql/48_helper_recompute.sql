@@ -220,7 +220,7 @@ tool_names AS (
 ),
 tool_named AS (
     SELECT n.run_id, n.writer_rule, n.scope, n.task, n.name, sum(n.n_calls) AS total,
-           count(DISTINCT n.rec_no) AS used, any_value(q.queries) AS queries
+           count(DISTINCT n.rec_no) AS used, min(q.queries) AS queries
     FROM tool_names AS n
     JOIN tool_queries AS q
         ON q.run_id = n.run_id AND q.writer_rule = n.writer_rule

@@ -104,7 +104,7 @@ CREATE OR REPLACE VIEW paper_mm_fine_task AS
 WITH latest AS (
     -- load_mm_classifier(latest_only=True): the last classification_*.jsonl by name
     SELECT file_id FROM mm_task_classification
-    ORDER BY regexp_extract(path, '[^/]*$') DESC, path DESC
+    ORDER BY regexp_extract(path, '([^/]*)$', 1) DESC, path DESC
     LIMIT 1
 )
 SELECT
@@ -274,10 +274,10 @@ COMMENT ON COLUMN paper_cell_samples.f1 IS 'The sample''s F1, in [0, 1].';
 
 CREATE OR REPLACE VIEW paper_cells AS
 WITH agg AS (
-    SELECT run_id, any_value(benchmark) AS benchmark, any_value(mode) AS mode,
-           any_value(model) AS model, level, name, any_value(parent) AS parent,
+    SELECT run_id, min(benchmark) AS benchmark, min(mode) AS mode,
+           min(model) AS model, level, name, min(parent) AS parent,
            bool_or(in_paper_table) AS in_paper_table, count(*) AS n, avg(f1) AS score,
-           any_value(task_source) AS task_source
+           min(task_source) AS task_source
     FROM paper_cell_rows
     GROUP BY run_id, level, name
 ),
