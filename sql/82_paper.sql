@@ -208,33 +208,43 @@ COMMENT ON COLUMN paper_rows.recall IS 'Recall of the line, in [0, 1].';
 COMMENT ON COLUMN paper_rows.task_source IS 'Where fine_task came from: record, classifier, or coarse_task (mm_bench without a classifier file).';
 
 CREATE OR REPLACE VIEW paper_cell_rows AS
--- every row in each cell it belongs to
-SELECT run_id, benchmark, mode, model, 'overall' AS level, 'overall' AS name, NULL AS parent,
-       true AS in_paper_table, qid, rec_no, f1, task_source
-FROM paper_rows
-WHERE (benchmark = 'ehr_bench' AND l1 = 'text_only')
-   OR (benchmark = 'mm_bench' AND in_mm_overall)
-   OR (benchmark = 'agent_ehr_bench'
-       AND fine_task IN ('diagnoses_ccs', 'labevents', 'microbiologyevents', 'procedures_ccs',
-                         'transfers'))
-UNION ALL
-SELECT run_id, benchmark, mode, model, 'group', l2, l1, benchmark = 'ehr_bench', qid, rec_no,
-       f1, task_source
-FROM paper_rows WHERE l2 IS NOT NULL
-UNION ALL
-SELECT run_id, benchmark, mode, model, 'semantic', l3, l2, benchmark = 'ehr_bench', qid, rec_no,
-       f1, task_source
-FROM paper_rows WHERE l3 IS NOT NULL
-UNION ALL
-SELECT run_id, benchmark, mode, model, 'task', fine_task, coalesce(l3, benchmark),
-       CASE benchmark
-           WHEN 'mm_bench' THEN in_mm_overall AND task_source = 'classifier'
-           WHEN 'agent_ehr_bench' THEN fine_task IN ('diagnoses_ccs', 'labevents',
-                                                     'microbiologyevents', 'procedures_ccs',
-                                                     'transfers')
-           ELSE false END,
-       qid, rec_no, f1, task_source
-FROM paper_rows;
+-- every row in each cell it belongs to (one scan of paper_rows: a row per row and level)
+WITH placed AS (
+    SELECT r.run_id, r.benchmark, r.mode, r.model, v.level, r.qid, r.rec_no, r.f1,
+           r.task_source,
+           CASE v.level WHEN 'overall' THEN 'overall' WHEN 'group' THEN r.l2
+                        WHEN 'semantic' THEN r.l3 ELSE r.fine_task END AS name,
+           CASE v.level WHEN 'overall' THEN NULL WHEN 'group' THEN r.l1
+                        WHEN 'semantic' THEN r.l2 ELSE coalesce(r.l3, r.benchmark) END
+               AS parent,
+           CASE v.level
+               WHEN 'overall' THEN
+                   (r.benchmark = 'ehr_bench' AND r.l1 = 'text_only')
+                   OR (r.benchmark = 'mm_bench' AND r.in_mm_overall)
+                   OR (r.benchmark = 'agent_ehr_bench'
+                       AND r.fine_task IN ('diagnoses_ccs', 'labevents', 'microbiologyevents',
+                                           'procedures_ccs', 'transfers'))
+               WHEN 'group' THEN r.l2 IS NOT NULL
+               WHEN 'semantic' THEN r.l3 IS NOT NULL
+               ELSE true
+           END AS member,
+           CASE v.level
+               WHEN 'overall' THEN true
+               WHEN 'task' THEN CASE r.benchmark
+                   WHEN 'mm_bench' THEN r.in_mm_overall AND r.task_source = 'classifier'
+                   WHEN 'agent_ehr_bench' THEN r.fine_task IN (
+                       'diagnoses_ccs', 'labevents', 'microbiologyevents', 'procedures_ccs',
+                       'transfers')
+                   ELSE false END
+               ELSE r.benchmark = 'ehr_bench'
+           END AS in_paper_table
+    FROM paper_rows AS r
+    CROSS JOIN (VALUES ('overall'), ('group'), ('semantic'), ('task')) AS v(level)
+)
+SELECT run_id, benchmark, mode, model, level, name, parent, in_paper_table, qid, rec_no, f1,
+       task_source
+FROM placed
+WHERE member;
 
 COMMENT ON VIEW paper_cell_rows IS 'paper_rows once per cell of the paper''s tables the row counts in: overall (EHR-Bench: every text_only row; mm_bench: the rows of the six multimodal L4 tasks; AgentEHR: the five tasks of its table, prescriptions left out), group (L2), semantic (L3) and task (L4).';
 COMMENT ON COLUMN paper_cell_rows.run_id IS 'Leaderboard run.';
