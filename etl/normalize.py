@@ -311,8 +311,10 @@ def normalize_tool(raw: str) -> str:
     return f"ehr.{name}"
 
 
-def executed_tool(tool: str) -> str:
-    """The tool the multimodal executor ran for a recorded, normalized name.
+def executed_tool(tool: str, multimodal: bool = False) -> str:
+    """The tool the executor ran for a recorded, normalized name. Text runs: an image tool
+    name under another namespace ran as image.<name> (the only rerouting a text run's
+    names can need); multimodal runs (multimodal=True): the multimodal executor's rule.
 
     deploy_agent_mm.py / run_multimodal.py run_one_native_mm record the name after
     normalize_tool_call_name_mm (a bare name becomes ehr.<name>), then execute
@@ -323,6 +325,11 @@ def executed_tool(tool: str) -> str:
     closest in length, then the shortest, then the first registered (_fuzzy_match_suffix:
     Kimi's ehr.visualizer -> image.image_visualizer, ehr.sql_query -> ehr.run_sql_query);
     anything else runs as recorded. The registry is EXECUTOR_TOOL_REGISTRY."""
+    if not multimodal:
+        namespace, dot, suffix = tool.partition(".")
+        if dot and namespace != "image" and suffix in IMAGE_TOOL_NAMES:
+            return f"image.{suffix}"
+        return tool
     if "." in tool:
         namespace, suffix = tool.split(".", 1)
         expected = _NAMESPACE_BY_SUFFIX.get(suffix)
@@ -452,7 +459,8 @@ class RecordRows:
 
 
 def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
-                     keep_images: bool = False) -> tuple[RecordRows | None, str | None]:
+                     keep_images: bool = False, multimodal: bool = False
+                     ) -> tuple[RecordRows | None, str | None]:
     """One decoded record -> (rows, None), or (None, reason) when it must be rejected."""
     qid = qid_of(record)
     if qid is None:
@@ -493,7 +501,8 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
     result["label"] = json_text(label)
     result["gold"] = json_text(gold)
 
-    response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows)
+    response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows,
+                                            multimodal)
     pred = _items_or_none(scoring.prediction_items, response, "prediction",
                           rows) if has_response else []
     result["prediction"] = json_text(response) if has_response else None
@@ -560,7 +569,7 @@ def authors_score_rows(messages: Any, label: Any, key: dict[str, Any], task: str
 
 
 def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
-                   rows: RecordRows) -> tuple[Any, bool]:
+                   rows: RecordRows, multimodal: bool = False) -> tuple[Any, bool]:
     """Fill message, image and tool-call rows; return (finish response, found)."""
     if messages is None:
         return None, False
@@ -603,7 +612,7 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
                 "data_chars": len(data), "data": data if keep_images else None,
             })
         for call_idx, call in enumerate(calls or ()):
-            found, args = _tool_call_row(call, msg_idx, call_idx, key, rows)
+            found, args = _tool_call_row(call, msg_idx, call_idx, key, rows, multimodal)
             if found:
                 finish_found, finish_args = True, args
 
@@ -616,7 +625,8 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
 
 
 def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
-                   rows: RecordRows) -> tuple[bool, dict[str, Any] | None]:
+                   rows: RecordRows, multimodal: bool = False
+                   ) -> tuple[bool, dict[str, Any] | None]:
     """Append one tool_calls row; return (is a finish call, its parsed arguments)."""
     if not isinstance(call, dict):
         rows.problems.append(f"message {msg_idx}: tool call {call_idx} is not an object")
@@ -629,7 +639,7 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
         function = call  # flat {"name", "arguments"} shape
     raw_tool = to_text(function.get("name"))
     recorded = normalize_tool(raw_tool) if raw_tool is not None else None
-    tool = executed_tool(recorded) if recorded is not None else None
+    tool = executed_tool(recorded, multimodal) if recorded is not None else None
     args_text, args = parse_arguments(function.get("arguments"))
     call_id = to_text(call.get("id"))
     rows.tool_calls.append({

@@ -16,6 +16,7 @@ from etl.extract import FileInfo
 from etl.extract.results import extract_results
 from etl.normalize import (
     FUNCTION_KEYS_MAPPED,
+    IMAGE_TOOL_NAMES,
     MESSAGE_KEYS_MAPPED,
     RESULT_KEYS_MAPPED,
     TOOL_CALL_KEYS_MAPPED,
@@ -36,8 +37,8 @@ def record(messages: list) -> dict:
             "messages": messages}
 
 
-def rows_of(rec: dict) -> list[dict]:
-    rows, why = normalize_record(rec, line_no=1, rec_no=1)
+def rows_of(rec: dict, multimodal: bool = False) -> list[dict]:
+    rows, why = normalize_record(rec, line_no=1, rec_no=1, multimodal=multimodal)
     assert why is None and rows is not None
     return rows.tool_calls
 
@@ -154,7 +155,8 @@ def test_kimi_ehr_prefixed_image_tools_record_the_executed_tool() -> None:
              "visualizer", "ehr.no_such_thing"]
     msgs = [{"role": "assistant", "content": "",
              "tool_calls": [call(f"c{i}", n) for i, n in enumerate(names)]}]
-    got = [(c["raw_tool"], c["tool"], c["name_fixed"]) for c in rows_of(record(msgs))]
+    got = [(c["raw_tool"], c["tool"], c["name_fixed"])
+           for c in rows_of(record(msgs), multimodal=True)]
     assert got == [
         ("ehr.chest_xray_classifier", "image.chest_xray_classifier", True),
         ("chest_xray_report_generator", "image.chest_xray_report_generator", True),
@@ -172,6 +174,11 @@ def test_kimi_ehr_prefixed_image_tools_record_the_executed_tool() -> None:
         ("visualizer", "image.image_visualizer", True),
         ("ehr.no_such_thing", "ehr.no_such_thing", False),
     ]
+    # a text run's executor has no such routing: only a misplaced image tool name moves
+    text = {(c["raw_tool"], c["tool"]) for c in rows_of(record(msgs)) if c["name_fixed"]}
+    assert text == {(n, "image." + n.split(".", 1)[-1].removeprefix("ehr_"))
+                    for n in names if n.split(".", 1)[-1].removeprefix("ehr_") in
+                    IMAGE_TOOL_NAMES and not n.startswith("image.")}
 
 
 # Every failure text the writer produces, built with the writer's own f-strings.

@@ -67,7 +67,7 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
                                  "line_no": line.line_no, "rec_no": rec_no})
             return
     rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
-                                 keep_images=keep_images)
+                                 keep_images=keep_images, multimodal=benchmark == "mm_bench")
     if rows is None:
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))
