@@ -78,10 +78,25 @@ SYNTHETIC_FINISH_PREFIX = "synthetic_finish_"
 # match src/mcp_image/tools/*". The executor routes a call by its suffix
 # (deploy_agent_mm.py / run_multimodal.py _resolve_tool_namespace), so a Kimi call recorded
 # as ehr.chest_xray_classifier ran image.chest_xray_classifier.
-IMAGE_TOOL_NAMES = frozenset({
+IMAGE_TOOL_NAMES: tuple[str, ...] = (
     "image_visualizer", "dicom_processor", "chest_xray_classifier",
     "chest_xray_report_generator", "xray_phrase_grounding", "chest_xray_segmentation",
-})
+)
+# The multimodal executor's tool registry, in its order (deploy_agent_mm.py
+# _build_tool_namespace_lookup over COMBINED_TOOL_CONTENT_MM of data_utils_mm.py: the EHR
+# tools of data_utils.py EHR_TOOL_CONTENT_JSON, the browser tools, the image tools): what
+# executed_tool routes a recorded name by.
+EXECUTOR_TOOL_REGISTRY: tuple[str, ...] = (
+    "ehr.load_ehr", "ehr.get_table_names", "ehr.get_column_names", "ehr.get_table_description",
+    "ehr.get_unique_values", "ehr.get_records_by_time", "ehr.get_event_counts_by_time",
+    "ehr.get_latest_records", "ehr.get_records_by_keyword", "ehr.get_records_by_value",
+    "ehr.run_sql_query", "ehr.get_candidates_by_keyword", "ehr.get_candidates_by_fuzzy_matching",
+    "ehr.get_candidates_by_semantic_similarity", "ehr.think", "ehr.finish",
+    "browser.search", "browser.open", "browser.find",
+    *(f"image.{name}" for name in IMAGE_TOOL_NAMES),
+)
+_NAMESPACE_BY_SUFFIX: dict[str, str] = {
+    name.split(".", 1)[1]: name.split(".", 1)[0] for name in EXECUTOR_TOOL_REGISTRY}
 
 STATUS_MAP: dict[str, str] = {
     "ok": "success",
@@ -233,6 +248,20 @@ TOOL_CALL_KEYS_MAPPED: frozenset[str] = frozenset({"id", "type", "function"})
 FUNCTION_KEYS_MAPPED: frozenset[str] = frozenset({"name", "arguments"})
 
 
+# --- gold ---------------------------------------------------------------------------------
+
+def gold_label(record: dict[str, Any]) -> tuple[Any, str | None]:
+    """(gold as written, where it came from): the record's ``label``; a record without that
+    key gives its ``ground_truth`` (the raw rows of eval_ehrbench_qa.py / eval_mm_qa.py keep
+    the gold there, and analysis/ingest_external_results.py copies it to ``label`` only when
+    ``label`` is absent); (None, None) when it has neither."""
+    if "label" in record:
+        return record["label"], "label"
+    if "ground_truth" in record:
+        return record["ground_truth"], "ground_truth"
+    return None, None
+
+
 # --- identity -------------------------------------------------------------------------
 
 def qid_of(record: dict[str, Any]) -> str | None:
@@ -282,21 +311,54 @@ def normalize_tool(raw: str) -> str:
     return f"ehr.{name}"
 
 
-def executed_tool(tool: str) -> str:
-    """The tool the multimodal executor ran for a recorded, normalized name.
+def executed_tool(tool: str, multimodal: bool = False) -> str:
+    """The tool the executor ran for a recorded, normalized name. Text runs: an image tool
+    name under another namespace ran as image.<name> (the only rerouting a text run's
+    names can need); multimodal runs (multimodal=True): the multimodal executor's rule.
 
     deploy_agent_mm.py / run_multimodal.py run_one_native_mm record the name after
     normalize_tool_call_name_mm (a bare name becomes ehr.<name>), then execute
-    _resolve_tool_namespace(name): a suffix registered under another namespace is routed
-    there and logged as TOOL_NAME_FIX; the record is never rewritten. Only the image
-    suffixes are registered outside ehr./browser. in a way a recorded name can miss, so
-    ehr.chest_xray_classifier -> image.chest_xray_classifier. (The executor's fuzzy
-    suffix match for unknown names, e.g. visualizer -> image_visualizer, is not applied:
-    it depends on the whole EHR tool registry and is a guess the record cannot confirm.)"""
-    namespace, dot, suffix = tool.partition(".")
-    if dot and namespace != "image" and suffix in IMAGE_TOOL_NAMES:
-        return f"image.{suffix}"
-    return tool
+    _resolve_tool_namespace(name), logged as TOOL_NAME_FIX when it differs; the record is
+    never rewritten. That function, ported: a suffix registered under another namespace is
+    routed there (ehr.chest_xray_classifier -> image.chest_xray_classifier); an unknown
+    suffix goes to the registered suffix that contains it or that it contains, the one
+    closest in length, then the shortest, then the first registered (_fuzzy_match_suffix:
+    Kimi's ehr.visualizer -> image.image_visualizer, ehr.sql_query -> ehr.run_sql_query);
+    anything else runs as recorded. The registry is EXECUTOR_TOOL_REGISTRY."""
+    if not multimodal:
+        namespace, dot, suffix = tool.partition(".")
+        if dot and namespace != "image" and suffix in IMAGE_TOOL_NAMES:
+            return f"image.{suffix}"
+        return tool
+    if "." in tool:
+        namespace, suffix = tool.split(".", 1)
+        expected = _NAMESPACE_BY_SUFFIX.get(suffix)
+        if expected:
+            return tool if expected == namespace else f"{expected}.{suffix}"
+        fuzzy = _fuzzy_suffix(suffix)
+        return f"{_NAMESPACE_BY_SUFFIX[fuzzy]}.{fuzzy}" if fuzzy else tool
+    expected = _NAMESPACE_BY_SUFFIX.get(tool)
+    if expected:
+        return f"{expected}.{tool}"
+    fuzzy = _fuzzy_suffix(tool)
+    return f"{_NAMESPACE_BY_SUFFIX[fuzzy]}.{fuzzy}" if fuzzy else tool
+
+
+def _fuzzy_suffix(bare_name: str) -> str | None:
+    """deploy_agent_mm.py _fuzzy_match_suffix."""
+    bare = bare_name.strip()
+    if not bare:
+        return None
+    candidates = []
+    for suffix in _NAMESPACE_BY_SUFFIX:
+        if bare == suffix:
+            return suffix
+        if bare in suffix or suffix in bare:
+            candidates.append(suffix)
+    if not candidates:
+        return None
+    candidates.sort(key=lambda s: (abs(len(s) - len(bare)), len(s)))
+    return candidates[0]
 
 
 def _family(value: str | None) -> str | None:
@@ -397,7 +459,8 @@ class RecordRows:
 
 
 def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
-                     keep_images: bool = False) -> tuple[RecordRows | None, str | None]:
+                     keep_images: bool = False, multimodal: bool = False
+                     ) -> tuple[RecordRows | None, str | None]:
     """One decoded record -> (rows, None), or (None, reason) when it must be rejected."""
     qid = qid_of(record)
     if qid is None:
@@ -433,12 +496,13 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
     result["task_group"] = task_group(result["task"], result["task_type"],
                                       result["task_family"], result["source_benchmark"])
 
-    label = record.get("label")
+    label, result["label_source"] = gold_label(record)
     gold = _items_or_none(scoring.gold_items, label, "label", rows)
     result["label"] = json_text(label)
     result["gold"] = json_text(gold)
 
-    response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows)
+    response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows,
+                                            multimodal)
     pred = _items_or_none(scoring.prediction_items, response, "prediction",
                           rows) if has_response else []
     result["prediction"] = json_text(response) if has_response else None
@@ -505,7 +569,7 @@ def authors_score_rows(messages: Any, label: Any, key: dict[str, Any], task: str
 
 
 def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
-                   rows: RecordRows) -> tuple[Any, bool]:
+                   rows: RecordRows, multimodal: bool = False) -> tuple[Any, bool]:
     """Fill message, image and tool-call rows; return (finish response, found)."""
     if messages is None:
         return None, False
@@ -548,7 +612,7 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
                 "data_chars": len(data), "data": data if keep_images else None,
             })
         for call_idx, call in enumerate(calls or ()):
-            found, args = _tool_call_row(call, msg_idx, call_idx, key, rows)
+            found, args = _tool_call_row(call, msg_idx, call_idx, key, rows, multimodal)
             if found:
                 finish_found, finish_args = True, args
 
@@ -561,7 +625,8 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
 
 
 def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
-                   rows: RecordRows) -> tuple[bool, dict[str, Any] | None]:
+                   rows: RecordRows, multimodal: bool = False
+                   ) -> tuple[bool, dict[str, Any] | None]:
     """Append one tool_calls row; return (is a finish call, its parsed arguments)."""
     if not isinstance(call, dict):
         rows.problems.append(f"message {msg_idx}: tool call {call_idx} is not an object")
@@ -574,7 +639,7 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
         function = call  # flat {"name", "arguments"} shape
     raw_tool = to_text(function.get("name"))
     recorded = normalize_tool(raw_tool) if raw_tool is not None else None
-    tool = executed_tool(recorded) if recorded is not None else None
+    tool = executed_tool(recorded, multimodal) if recorded is not None else None
     args_text, args = parse_arguments(function.get("arguments"))
     call_id = to_text(call.get("id"))
     rows.tool_calls.append({

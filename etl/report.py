@@ -12,7 +12,7 @@ import datetime as dt
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from etl.charts import (
 )
 from etl.comparison import NOT_DETECTABLE, detectability
 from etl.glossary import board_marks, mixed_scorers_note, scorer_name
+from etl.schema import query_text
 
 # Small read-only selects from the public views (the numbers are computed in sql/).
 QUERIES: dict[str, str] = {
@@ -136,6 +137,8 @@ class ReportData:
     rejects: list[tuple[str, int]]
     reject_lines: list[dict[str, Any]]
     ingest: dict[str, Any] | None
+    # the paper's tables (sql/queries/serve_memo_paper.sql, the explorer's /paper page too)
+    paper: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -172,6 +175,8 @@ def load_report_data(db: Path) -> ReportData:
             rejects=con.execute(QUERIES["rejects"]).fetchall(),
             reject_lines=_records(con, QUERIES["reject_lines"]),
             ingest=ingest[0] if ingest else None,
+            paper=[r for r in _records(con, query_text("serve_memo_paper"))
+                   if r["in_paper_table"]],
         )
     except duckdb.CatalogException as error:
         raise ReportError(f"{db} lacks a view the report needs (built by an older ingest? "
@@ -562,6 +567,39 @@ def _error_class_section(data: ReportData, slugs: Slugs, display: dict[str, str]
     return "".join(parts)
 
 
+def _pct_interval(score: float | None, low: float | None, high: float | None) -> str:
+    """A paper cell as the paper prints it: percent, one decimal, with its interval."""
+    if score is None:
+        return ""
+    bounds = f" [{low * 100:.1f}, {high * 100:.1f}]" if low is not None and high is not None \
+        else ""
+    return f"{score * 100:.1f}{bounds}"
+
+
+def _paper_section(data: ReportData) -> str:
+    parts = ['<section id="paper"><h2>The paper\'s tables</h2>',
+             '<p class="note">As the authors\' analysis chain computes them '
+             "(reorganize_results.py, compute_ci_from_per_sample_scores.py, build_report.py): "
+             "every line of a run's results counts, EHR-Bench by the paper's rule (gold names "
+             "only, answers stripped), the multimodal overall pools the six multimodal tasks; "
+             "percent with 95% Student-t intervals (not clipped); delta = agentic - one-shot "
+             "with a paired interval. The leaderboards above use the authors' scorer "
+             "(score_text.py) instead.</p>"]
+    if not data.paper:
+        parts.append('<p class="empty">No paper table: no leaderboard run the chain reads.</p>')
+    for (benchmark,), rows in _group(data.paper, "benchmark").items():
+        parts.append(f"<h3>{esc(benchmark)}</h3>")
+        parts.append(_table(
+            ["model", "level", "cell", "n", "agentic (ClinSeek)", "one-shot", "delta"],
+            [(r["display_name"], r["level"], r["name"], r["agentic_n"] or r["oneshot_n"],
+              _pct_interval(r["agentic_score"], r["agentic_ci_low"], r["agentic_ci_high"]),
+              _pct_interval(r["oneshot_score"], r["oneshot_ci_low"], r["oneshot_ci_high"]),
+              _pct_interval(r["delta"], r["delta_ci_low"], r["delta_ci_high"]))
+             for r in rows], "paper"))
+    parts.append("</section>")
+    return "".join(parts)
+
+
 def _warnings_section(data: ReportData) -> str:
     current, total = data.coverage_counts
     parts = ['<section id="warnings"><h2>Coverage and reconciliation</h2>',
@@ -670,6 +708,7 @@ def render_report(data: ReportData) -> str:
         _delta_section(data, slugs, display),
         _paired_delta_section(data, slugs, display),
         _error_class_section(data, slugs, display),
+        _paper_section(data),
         _warnings_section(data),
         "</main></body></html>\n",
     ])

@@ -102,7 +102,8 @@ def fingerprint(paths: list[Path]) -> str:
 # parses nothing again). tests/test_cache_key.py checks that every etl module the staging
 # path imports is listed here.
 ROW_MODULES = ("__init__.py", "archive.py", "models.py", "normalize.py", "read.py",
-               "schema.py", "scoring.py", "scoring_mm.py", "scoring_text_runs.py",
+               "schema.py", "scoring.py", "scoring_mm.py", "scoring_paper.py",
+               "scoring_text_runs.py",
                "pipeline/__init__.py", "pipeline/copies.py", "pipeline/discover.py",
                "pipeline/emitter.py", "pipeline/plan.py", "pipeline/segments.py",
                "pipeline/stage.py")

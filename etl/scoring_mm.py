@@ -48,6 +48,8 @@ from typing import Any
 
 import orjson
 
+from etl.normalize import gold_label
+
 SCORER = "authors_mm_set"
 
 FINISH_NAMES = frozenset({"ehr.finish", "finish"})
@@ -193,7 +195,7 @@ def score_record(record: dict[str, Any],
                  extracted: tuple[Any, str] | None = None) -> dict[str, Any]:
     """One question_scores row (without key columns) for a multimodal result record;
     ``extracted`` is extract_prediction(record) when the caller already has it."""
-    gold = gold_strings(record.get("label"))
+    gold = gold_strings(gold_label(record)[0])
     prediction, note = extracted if extracted is not None else extract_prediction(record)
     pred = prediction_strings(prediction)
     raw_status = record.get("status")

@@ -30,6 +30,8 @@ import json
 import re
 from typing import Any
 
+from etl.normalize import gold_label
+
 LEGACY_SCORER = "authors_text_legacy"
 
 _TOOL_NAME_HEAD = re.compile(r"^[A-Za-z0-9_.]+")
@@ -75,6 +77,23 @@ def run_stats(record: dict[str, Any]) -> tuple[int, int, int]:
             if normalize_tool_name(name).startswith("browser."):
                 browser += 1
     return total, browser, turns
+
+
+def tool_name_counts(record: dict[str, Any]) -> dict[str, int]:
+    """Calls per tool name of one record as analyze_tool_call_averages.py analyze_queries
+    counts them: every tool_calls entry of the assistant messages, its function name (else
+    ``unknown``) through normalize_tool_name (the same function as score_text.py's)."""
+    counts: dict[str, int] = {}
+    for message in _messages(record):
+        if message.get("role") != "assistant":
+            continue
+        calls = message.get("tool_calls") or []
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function", {}) if isinstance(call, dict) else None
+            name = function.get("name", "unknown") if isinstance(function, dict) else "unknown"
+            tool = normalize_tool_name(name)
+            counts[tool] = counts.get(tool, 0) + 1
+    return counts
 
 
 def _parse_json_or_python(value: Any) -> Any:
@@ -127,7 +146,7 @@ def legacy_score(record: dict[str, Any]) -> dict[str, Any]:
     """A question_scores row (without key columns) under the legacy rule."""
     predictions, source = legacy_predictions(record)
     pred = {p.lower() for p in predictions if isinstance(p, str)}
-    gold = {g.lower() for g in legacy_gold(record.get("label"))}
+    gold = {g.lower() for g in legacy_gold(gold_label(record)[0])}
     row: dict[str, Any] = {"scorer": LEGACY_SCORER, "note": source, "route": "legacy_set_f1",
                            "n_pred": len(pred), "n_gold": len(gold)}
     if not pred:

@@ -66,7 +66,9 @@ SELECT
     model,
     display_name,
     score_source,
-    score_source AS scorer
+    score_source AS scorer,
+    -- a scored-only run (board_results): its results were made and scored elsewhere
+    split_part(run_id, '/', 3) = 'scored' AS scored_elsewhere
 FROM runs_with_source;
 
 COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source (= scorer) is the default scorer of each: authors_text (the benchmark authors'' text scorer) for text benchmarks; for mm_bench the authors'' rows with the authors'' fallback: rescored when the run has any, else scored, in either mode; else set_f1.';
@@ -77,6 +79,7 @@ COMMENT ON COLUMN leaderboard_runs.split IS 'Full split of the run: full1800, su
 COMMENT ON COLUMN leaderboard_runs.model IS 'Canonical model key (see models).';
 COMMENT ON COLUMN leaderboard_runs.display_name IS 'Human model name from models; the key itself when models has none.';
 COMMENT ON COLUMN leaderboard_runs.score_source IS 'Default scorer of the run (question_scores.scorer): authors_text for text benchmarks; for mm_bench rescored when the run has rescored rows, else scored when it has scored rows (the authors'' fallback, either mode), else set_f1.';
+COMMENT ON COLUMN leaderboard_runs.scored_elsewhere IS 'True for a scored-only run: a <benchmark>/<mode>/scored/<model> directory with no run of its own (analysis/ingest_external_results.py stages external models that way). Its split is the benchmark''s full split, its board rows come from the authors'' per-question score rows (board_results); it has no results, trajectories or coverage of its own.';
 COMMENT ON COLUMN leaderboard_runs.scorer IS 'Same as score_source: the scorer that makes the run''s default leaderboard numbers.';
 
 CREATE OR REPLACE VIEW leaderboard_scorers AS
@@ -85,7 +88,8 @@ FROM leaderboard_runs
 UNION ALL
 SELECT lr.run_id, s.scorer, false AS is_default
 FROM leaderboard_runs AS lr
-CROSS JOIN (VALUES ('authors_text'), ('authors_text_fallback'), ('set_f1')) AS s(scorer)
+CROSS JOIN (VALUES ('authors_text'), ('authors_text_fallback'), ('set_f1'), ('paper_text'),
+                   ('paper_agentehr')) AS s(scorer)
 WHERE s.scorer <> lr.score_source;
 
 COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and the scorers computed here for every result (authors_text, authors_text_fallback, set_f1).';
@@ -99,7 +103,8 @@ WITH computed AS (
     -- result twice (no fan-out of results).
     SELECT run_id, qid, run_index, scorer, avg(f1) AS score
     FROM question_scores
-    WHERE scorer IN ('authors_text', 'authors_text_fallback', 'set_f1')
+    WHERE scorer IN ('authors_text', 'authors_text_fallback', 'set_f1', 'paper_text',
+                     'paper_agentehr')
     GROUP BY run_id, qid, run_index, scorer
 ),
 authors AS (
@@ -138,8 +143,9 @@ SELECT
     res.status,
     ps.score AS source_score,
     CASE
-        -- The authors' text scorer never looks at the status.
-        WHEN ls.scorer IN ('authors_text', 'authors_text_fallback') THEN coalesce(ps.score, 0.0)
+        -- The authors' text scorer and the paper's rules never look at the status.
+        WHEN ls.scorer IN ('authors_text', 'authors_text_fallback', 'paper_text',
+                           'paper_agentehr') THEN coalesce(ps.score, 0.0)
         WHEN res.status IN ('error', 'incomplete') THEN 0.0
         ELSE coalesce(ps.score, 0.0)
     END AS score,
@@ -147,7 +153,7 @@ SELECT
     ls.is_default
 FROM leaderboard_runs AS lr
 JOIN leaderboard_scorers AS ls ON ls.run_id = lr.run_id
-JOIN results AS res ON res.run_id = lr.run_id
+JOIN board_results AS res ON res.run_id = lr.run_id
 LEFT JOIN per_result AS ps
     ON ps.run_id = res.run_id
     AND ps.qid = res.qid

@@ -31,7 +31,7 @@ FULL OUTER JOIN oneshot AS o
     AND a.model = o.model
     AND a.task_group IS NOT DISTINCT FROM o.task_group;
 
-COMMENT ON VIEW mode_delta IS 'Agentic minus one-shot score per (benchmark, model, task_group), with task_group = ''overall'' for the whole run: scores are leaderboard / leaderboard_by_group scores (micro means of per-question scores; set_f1 for text benchmarks, authors'' unified scored/rescored rows for mm_bench where present). A side missing in one mode keeps its row with the other score NULL and delta NULL. No interval.';
+COMMENT ON VIEW mode_delta IS 'Agentic minus one-shot score per (benchmark, model, task_group), with task_group = ''overall'' for the whole run: scores are leaderboard / leaderboard_by_group scores (micro means of per-question scores by each run''s default scorer, leaderboard_runs.score_source: authors_text, the authors'' score_text.py, for text benchmarks; the authors'' unified rescored / scored rows for mm_bench, set_f1 where a run has neither). The paper''s own deltas (its scoring rule, unpaired differences of its table cells, paired Student-t intervals) are in paper_mode_delta. A side missing in one mode keeps its row with the other score NULL and delta NULL. No interval.';
 COMMENT ON COLUMN mode_delta.delta IS 'agentic_score - oneshot_score (fraction points); NULL when either side is missing.';
 COMMENT ON COLUMN mode_delta.benchmark IS 'Benchmark of the two runs compared.';
 COMMENT ON COLUMN mode_delta.model IS 'Canonical model key (see models).';

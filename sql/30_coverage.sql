@@ -28,8 +28,14 @@ no_gold AS (
     -- row), so the authors' scored files of a complete full2703 run hold fewer rows than
     -- the 2,703 questions (rescore_mm_vocab.py speaks of a "2,695-row dataset")
     SELECT run_id, count(DISTINCT qid) AS no_gold_questions
-    FROM question_scores
-    WHERE scorer = 'authors_mm_set' AND route = 'no_gold'
+    FROM (
+        SELECT run_id, qid FROM question_scores
+        WHERE scorer = 'authors_mm_set' AND route = 'no_gold'
+        UNION
+        -- a text result with neither label nor ground_truth: nothing to score it against
+        SELECT run_id, qid FROM results
+        WHERE label_source IS NULL AND benchmark <> 'mm_bench'
+    )
     GROUP BY run_id
 )
 SELECT
@@ -65,8 +71,8 @@ COMMENT ON COLUMN coverage.errors IS 'Result rows (qid, run_index) with status e
 COMMENT ON COLUMN coverage.incomplete IS 'Result rows (qid, run_index) with status incomplete.';
 COMMENT ON COLUMN coverage.run_id IS 'Run id: logical path of the run directory (see runs); archived runs included.';
 COMMENT ON COLUMN coverage.expected_questions IS 'Distinct questions (qids) the split should hold (1800, 600, 2703, 20, ...); NULL when the split does not say. full2703 is the 2,703-row combined multimodal test set, one row per qid (125 x 4 MedMod tasks + 1,706 ehrxqa_table + 497 ehrxqa_image); the authors'' scorer writes rows only for the questions with a non-empty gold (see no_gold_questions), which is why their scored files of a complete run hold fewer rows (the "2,695-row dataset" of rescore_mm_vocab.py).';
-COMMENT ON COLUMN coverage.no_gold_questions IS 'Distinct multimodal questions whose gold names are empty (authors_mm_set route no_gold): score_multimodal.py skips them (skipped_empty_gold), so they have no scored / rescored row.';
-COMMENT ON COLUMN coverage.scorable_questions IS 'present - no_gold_questions: the questions the authors'' multimodal scorer scores (all present questions for text runs).';
+COMMENT ON COLUMN coverage.no_gold_questions IS 'Distinct questions without gold: multimodal questions whose gold names are empty (authors_mm_set route no_gold: score_multimodal.py skips them, so they have no scored / rescored row), and text results with neither label nor ground_truth (results.label_source NULL).';
+COMMENT ON COLUMN coverage.scorable_questions IS 'present - no_gold_questions: the questions a gold can score (for text runs a label, or the ground_truth of raw QA rows).';
 COMMENT ON COLUMN coverage.n_results IS 'All result rows (qid, run_index) of the run; several per question when questions were run more than once.';
 COMMENT ON COLUMN coverage.error_questions IS 'Distinct questions with at least one result row of status error (a count of questions, not of rows).';
 COMMENT ON COLUMN coverage.benchmark IS 'Benchmark of the run; NULL when unknown (archives whose name cannot be read).';

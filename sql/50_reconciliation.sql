@@ -48,6 +48,9 @@
 --   (question_scores.note) is that source.
 --   A reported prediction source that no run of the task has is recomputed as 0 runs
 --   (unless the rows carry no prediction source at all: the set_f1 stand-in).
+-- * ccs_scores (scores.json of helper/score_diagnoses_ccs_results.py), tool_json (tool.json of
+--   helper/analyze_tool_call_averages.py, its status filter in writer_rule) and
+--   repair_summary (results.repaired.summary.json): view helper_summary_recomputed.
 -- * not_recomputable: multi_summary files (row counts of a raw run, not scores),
 --   vocab_threshold (a setting), numbers of runs without per-question rows.
 --
@@ -423,6 +426,11 @@ recomputed AS (
            n_rows
     FROM text_long
     WHERE value IS NOT NULL
+    UNION ALL
+    -- the helper scripts' summaries (sql/48_helper_recompute.sql)
+    SELECT run_id, scoring, writer_rule, source_scorer, scope, task, metric, kind, value,
+           n_rows
+    FROM helper_summary_recomputed
 ),
 paired AS (
     SELECT s.file_id, s.run_id, s.scoring, s.scope, s.task, s.metric, s.json_path,
@@ -501,9 +509,9 @@ SELECT
     file_shape
 FROM compared;
 
-COMMENT ON VIEW summary_reconciliation IS 'Every number of every summary file (summary_metrics) next to the same number recomputed from the per-question score rows of the same run, the way the authors'' scorer computes it: summary.json from scored rows (incomplete rows count in len1 or len2plus by len_gold), summary_vocab.json from rescored rows (incomplete rows only in unified_*), scores.json / the text scorer''s summary.json by the rule of the scorer version that wrote it (writer_rule): score_text_current from per_question rows (else the text scorer rows of view text_scorer_rows; question = mean over runs, task = mean over answered questions, completed = questions with at least one run, prediction_sources = runs per prediction source, tool_calls_avg / turns_avg = mean over runs, browser_tool_pct = browser calls / tool calls * 100, counted as score_text.py count_tool_calls / count_turns do), evaluate_results_legacy (flat files) from the authors_text_legacy rows (questions without runs count 0 in precision / recall / f1). Percent files are detected (most non-zero rates above 1) and recomputed is put on the reported scale. status: match (rates within 1e-4 as fractions, counts within 0.5, run means within 1e-4 relative), mismatch, damaged_source (differs, but the run''s score file lost lines to damage, so the rows are incomplete), not_recomputable (no per-question rows or no rule for this number).';
+COMMENT ON VIEW summary_reconciliation IS 'Every number of every summary file (summary_metrics) next to the same number recomputed from the per-question score rows of the same run, the way the authors'' scorer computes it: summary.json from scored rows (incomplete rows count in len1 or len2plus by len_gold), summary_vocab.json from rescored rows (incomplete rows only in unified_*), scores.json / the text scorer''s summary.json by the rule of the scorer version that wrote it (writer_rule): score_text_current from per_question rows (else the text scorer rows of view text_scorer_rows; question = mean over runs, task = mean over answered questions, completed = questions with at least one run, prediction_sources = runs per prediction source, tool_calls_avg / turns_avg = mean over runs, browser_tool_pct = browser calls / tool calls * 100, counted as score_text.py count_tool_calls / count_turns do), evaluate_results_legacy (flat files) from the authors_text_legacy rows (questions without runs count 0 in precision / recall / f1). Percent files are detected (most non-zero rates above 1) and recomputed is put on the reported scale. status: match (rates within 1e-4 as fractions, counts within 0.5, run means within 1e-4 relative), mismatch, damaged_source (differs, but the run''s score file lost lines to damage, so the rows are incomplete), not_recomputable (no per-question rows or no rule for this number). The helper scripts'' summaries (scoring ccs_scores: scores.json of score_diagnoses_ccs_results.py, best@k included; tool_json: tool.json of analyze_tool_call_averages.py with its status filter, success_only by default, in writer_rule; repair_summary) are recomputed from every line of the run''s results.jsonl (view helper_summary_recomputed).';
 COMMENT ON COLUMN summary_reconciliation.run_id IS 'Run the summary describes (scored/<model> summaries belong to the full2703 run of the model).';
-COMMENT ON COLUMN summary_reconciliation.scoring IS 'summary, summary_vocab, scores or multi_summary.';
+COMMENT ON COLUMN summary_reconciliation.scoring IS 'summary, summary_vocab, scores, multi_summary, ccs_scores, tool_json or repair_summary.';
 COMMENT ON COLUMN summary_reconciliation.task IS 'Task (or task type) of the number; NULL for file-level numbers.';
 COMMENT ON COLUMN summary_reconciliation.metric IS 'Metric name as in summary_metrics (len2plus_f1, accuracy, by_subtype.yesno, ...).';
 COMMENT ON COLUMN summary_reconciliation.reported IS 'The number as written in the summary file.';

@@ -121,9 +121,10 @@ def test_damaged_file(damaged_file: Path) -> None:
         keys = {(r["qid"], r["run_index"], r["rec_no"]) for r in emit.rows[table]}
         assert keys == {(r["qid"], r["run_index"], r["rec_no"]) for r in results}
     # one row per result and scorer: the project's set_f1, the authors' text scorer, its
-    # text-fallback option and the authors' legacy text rule
+    # text-fallback option, the authors' legacy text rule and the paper's two text rules
     scorers = {r["scorer"] for r in emit.rows["question_scores"]}
-    assert scorers == {"set_f1", "authors_text", "authors_text_fallback", "authors_text_legacy"}
+    assert scorers == {"set_f1", "authors_text", "authors_text_fallback", "authors_text_legacy",
+                       "paper_text", "paper_agentehr"}
     assert len(emit.rows["question_scores"]) == len(results) * len(scorers)
 
     raw = damaged_file.read_bytes()

@@ -57,6 +57,11 @@ def test_clean_scored_file(tmp_path: Path, kind: str) -> None:
     path = write_lines(tmp_path / f"{kind}.jsonl", [json.dumps(r) for r in records])
     emit = run(path, kind)
     assert emit.rejects == []
+    # each line also as the paper's chain reads it (reorganize_results.py load_mm_bench_rows)
+    lines = [r for t, r in emit.rows if t == "line_scores"]
+    assert [(r["scorer"], r["kind"], r["qid"], r["f1"]) for r in lines] == [
+        ("paper_mm", kind, rec["qid"], float(rec.get("f1") or 0.0)) for rec in records]
+    emit.rows = [(t, r) for t, r in emit.rows if t != "line_scores"]
     assert [t for t, _ in emit.rows] == ["question_scores"] * 3
     rows = {r["qid"]: r for _, r in emit.rows}
     assert all(r["scorer"] == kind for r in rows.values())
@@ -97,6 +102,7 @@ def test_damaged_scored_file(tmp_path: Path) -> None:
     ]
     path = write_lines(tmp_path / "scored.jsonl", lines)
     emit = run(path, "scored")
+    emit.rows = [(t, r) for t, r in emit.rows if t != "line_scores"]
     by_line = {}
     for line_no, severity, error, excerpt in emit.rejects:
         by_line.setdefault(line_no, []).append((severity, error))

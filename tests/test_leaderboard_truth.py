@@ -109,7 +109,10 @@ def _expected_scores(root: Path, truth: dict) -> dict[str, tuple[int, float]]:
                         copies[key] = (order, obj)
     per_question: dict[tuple, list[float]] = defaultdict(list)
     for (run_id, qid, _), (_, obj) in copies.items():
-        score = _f1(_prediction(obj), _gold(obj.get("label")))  # status not consulted
+        # status not consulted; raw QA rows of eval_ehrbench_qa.py keep the gold in
+        # ground_truth (no label)
+        gold = obj["label"] if "label" in obj else obj.get("ground_truth")
+        score = _f1(_prediction(obj), _gold(gold))
         per_question[(run_id, qid)].append(score)
     per_run: dict[str, list[float]] = defaultdict(list)
     for (run_id, _), scores in per_question.items():

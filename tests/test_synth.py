@@ -21,7 +21,10 @@ from etl.synth.writer import COPY_RANK
 KINDS = {"results_merged", "results_top", "results_shard", "results_steal",
          "results_steal_copy", "input", "scored", "rescored", "per_question", "summary",
          "summary_vocab", "scores_json", "multi_summary", "manifest", "status", "region_map",
-         "cmd", "pid", "run_log", "mcp_log", "markdown", "text", "other"}
+         "cmd", "pid", "run_log", "mcp_log", "markdown", "text", "other",
+         # what the authors' helper and analysis scripts add (etl/synth/helper_outputs.py)
+         "tool_json", "repaired_results", "repair_summary", "ccs_task_scores",
+         "mm_classification"}
 M5 = ("precision", "recall", "f1", "accuracy", "subset_match")
 
 
@@ -31,6 +34,15 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
     truth = generate(out, scale="demo", seed=7, damage=True)
     assert json.loads(Path(f"{out}.truth.json").read_text()) == truth
     return out, truth
+
+
+def status_of(obj: dict[str, Any]) -> str:
+    """A record's status; without one (raw QA rows of eval_ehrbench_qa.py) success when
+    completed, error with an error text, else incomplete (DESIGN.md)."""
+    if "status" in obj:
+        return obj["status"]
+    return "success" if obj.get("completed") is True else "error" if obj.get("error") \
+        else "incomplete"
 
 
 def lines_of(path: Path) -> list[bytes]:
@@ -178,7 +190,8 @@ def test_runs_results_and_duplicates(tree: tuple[Path, dict[str, Any]]) -> None:
                     obj, pos = decoder.raw_decode(text, pos)
                     if isinstance(obj, dict) and "qid" in obj:
                         key = (f["run_id"], obj["qid"], obj.get("run_index") or 1)
-                        copies[key].append((COPY_RANK[f["kind"]], f["path"], -no, obj["status"]))
+                        copies[key].append((COPY_RANK[f["kind"]], f["path"], -no,
+                                            status_of(obj)))
             except ValueError:
                 pass
     per_run: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))

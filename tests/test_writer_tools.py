@@ -16,6 +16,7 @@ from etl.extract import FileInfo
 from etl.extract.results import extract_results
 from etl.normalize import (
     FUNCTION_KEYS_MAPPED,
+    IMAGE_TOOL_NAMES,
     MESSAGE_KEYS_MAPPED,
     RESULT_KEYS_MAPPED,
     TOOL_CALL_KEYS_MAPPED,
@@ -36,8 +37,8 @@ def record(messages: list) -> dict:
             "messages": messages}
 
 
-def rows_of(rec: dict) -> list[dict]:
-    rows, why = normalize_record(rec, line_no=1, rec_no=1)
+def rows_of(rec: dict, multimodal: bool = False) -> list[dict]:
+    rows, why = normalize_record(rec, line_no=1, rec_no=1, multimodal=multimodal)
     assert why is None and rows is not None
     return rows.tool_calls
 
@@ -150,10 +151,12 @@ def test_kimi_ehr_prefixed_image_tools_record_the_executed_tool() -> None:
     names = ["ehr.chest_xray_classifier", "chest_xray_report_generator",
              "ehr_xray_phrase_grounding", "ehr.image_visualizer", "ehr.dicom_processor",
              "ehr.chest_xray_segmentation", "image.chest_xray_classifier", "ehr.load_ehr",
-             "browser.chest_xray_classifier", "ehr.visualizer"]
+             "browser.chest_xray_classifier", "ehr.visualizer", "ehr.sql_query", "ehr.search",
+             "visualizer", "ehr.no_such_thing"]
     msgs = [{"role": "assistant", "content": "",
              "tool_calls": [call(f"c{i}", n) for i, n in enumerate(names)]}]
-    got = [(c["raw_tool"], c["tool"], c["name_fixed"]) for c in rows_of(record(msgs))]
+    got = [(c["raw_tool"], c["tool"], c["name_fixed"])
+           for c in rows_of(record(msgs), multimodal=True)]
     assert got == [
         ("ehr.chest_xray_classifier", "image.chest_xray_classifier", True),
         ("chest_xray_report_generator", "image.chest_xray_report_generator", True),
@@ -164,8 +167,18 @@ def test_kimi_ehr_prefixed_image_tools_record_the_executed_tool() -> None:
         ("image.chest_xray_classifier", "image.chest_xray_classifier", False),
         ("ehr.load_ehr", "ehr.load_ehr", False),
         ("browser.chest_xray_classifier", "image.chest_xray_classifier", True),
-        ("ehr.visualizer", "ehr.visualizer", False),  # fuzzy match not reproduced
+        # the executor's fuzzy suffix match (deploy_agent_mm.py _fuzzy_match_suffix)
+        ("ehr.visualizer", "image.image_visualizer", True),
+        ("ehr.sql_query", "ehr.run_sql_query", True),
+        ("ehr.search", "browser.search", True),  # a suffix registered under browser.
+        ("visualizer", "image.image_visualizer", True),
+        ("ehr.no_such_thing", "ehr.no_such_thing", False),
     ]
+    # a text run's executor has no such routing: only a misplaced image tool name moves
+    text = {(c["raw_tool"], c["tool"]) for c in rows_of(record(msgs)) if c["name_fixed"]}
+    assert text == {(n, "image." + n.split(".", 1)[-1].removeprefix("ehr_"))
+                    for n in names if n.split(".", 1)[-1].removeprefix("ehr_") in
+                    IMAGE_TOOL_NAMES and not n.startswith("image.")}
 
 
 # Every failure text the writer produces, built with the writer's own f-strings.
@@ -379,7 +392,7 @@ def test_score_rows_keep_the_fields_no_column_maps(tmp_path) -> None:
         emit = RecordingEmitter()
         extract_scores(FileInfo(file_id="f" * 16, path=f"s/{kind}.jsonl", abs_path=path,
                                 real_path=str(path), kind=kind, run_id="r"), emit)
-        [(_, out)] = emit.rows
+        [(_, out)] = [(t, r) for t, r in emit.rows if t == "question_scores"]
         extra = json.loads(out["extra"])
         if kind == "per_question":
             assert extra == {"predictions": ["a", "b"], "stop_reason": "x",

@@ -6,9 +6,17 @@ from __future__ import annotations
 
 import orjson
 
-from etl import scoring_mm, scoring_text_runs
+from etl import scoring_mm, scoring_paper, scoring_text_runs
 from etl.extract import Emitter, FileInfo, register
-from etl.normalize import normalize_record, qid_of, run_index_of
+from etl.normalize import (
+    json_text,
+    normalize_record,
+    qid_of,
+    run_index_of,
+    to_bool,
+    to_int,
+    to_text,
+)
 from etl.read import EXCERPT_CHARS, JsonlReader, Line, excerpt_of
 
 CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
@@ -37,6 +45,8 @@ def extract_results(file: FileInfo, emit: Emitter) -> None:
             if record is None:  # defensive: the reader gives an object unless severity error
                 continue
             try:
+                if file.kind == LINE_SCORED_KIND:
+                    _emit_line_rows(record, line, rec_no, emit)
                 _emit_record(record, line, rec_no, skip_keys, keep_images, file.benchmark, emit)
             except Exception as exc:  # noqa: BLE001 - one record's bug never costs the rest
                 emit.reject(line.line_no, "error",
@@ -57,7 +67,7 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
                                  "line_no": line.line_no, "rec_no": rec_no})
             return
     rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
-                                 keep_images=keep_images)
+                                 keep_images=keep_images, multimodal=benchmark == "mm_bench")
     if rows is None:
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))
@@ -82,6 +92,40 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
             emit.row(table, row)
 
 
+# The file the paper's chain and the authors' helper scripts read line by line: a run
+# directory's results.jsonl (reorganize_results.py, compute_ci_from_per_sample_scores.py,
+# score_diagnoses_ccs_results.py, analyze_tool_call_averages.py).
+LINE_SCORED_KIND = "results_top"
+
+
+def _emit_line_rows(record: dict[str, object], line: Line, rec_no: int, emit: Emitter) -> None:
+    """line_scores rows (every rule of etl/scoring_paper.py) and line_tool_counts rows of
+    one line, whatever becomes of the record itself: those scripts count every line, a
+    superseded attempt or a record without a qid too."""
+    base = {"line_no": line.line_no, "rec_no": rec_no, "kind": LINE_SCORED_KIND,
+            "qid": to_text(record.get("qid")), "run_index": to_int(record.get("run_index")),
+            "task": to_text(record.get("task")), "task_type": to_text(record.get("task_type")),
+            "raw_status": to_text(record.get("status")),
+            "completed": to_bool(record.get("completed")),
+            "stop_reason": to_text(record.get("stop_reason"))}
+    rows = []
+    for name, rule in scoring_paper.LINE_SCORERS.items():
+        try:
+            score = rule(record)
+        except Exception as exc:  # noqa: BLE001 - a rule's bug costs its row, not the line
+            emit.reject(line.line_no, "repaired",
+                        f"record {rec_no}: the {name} rule cannot read it ({type(exc).__name__}:"
+                        f" {ascii(str(exc))[:200]}); its line score is missing", line.excerpt)
+            continue
+        rows.append({**base, "scorer": name, "f1": score.f1, "precision": score.precision,
+                     "recall": score.recall, "exact_match": score.exact_match,
+                     "gold": json_text(score.gold), "predictions": json_text(score.predictions)})
+    for row in rows:
+        emit.row("line_scores", row)
+    for tool, n_calls in scoring_text_runs.tool_name_counts(record).items():
+        emit.row("line_tool_counts", {"rec_no": rec_no, "tool": tool, "n_calls": n_calls})
+
+
 def authors_rules(record: dict[str, object], result: dict[str, object],
                   benchmark: str | None, scores: list[dict[str, object]]) -> None:
     """The authors' rules beside the project's own (issue 11): score_text.py's per-run tool
@@ -98,6 +142,14 @@ def authors_rules(record: dict[str, object], result: dict[str, object],
         row = scoring_mm.score_record(record)
     else:
         row = scoring_text_runs.legacy_score(record)
+        for name in scoring_paper.BOARD_SCORERS:
+            paper = scoring_paper.LINE_SCORERS[name](record)
+            scores.append({**key, "scorer": name, "route": name, "precision": paper.precision,
+                           "recall": paper.recall, "f1": paper.f1,
+                           "exact_match": paper.exact_match, "correct": paper.exact_match,
+                           "status": result.get("status"),
+                           "predictions": json_text(paper.predictions),
+                           "gold_names": json_text(paper.gold)})
     scores.append({**key, **row})
 
 

@@ -31,6 +31,7 @@ from etl.extract import Emitter, FileInfo, register
 from etl.read import JsonlReader, excerpt_of
 
 TABLE = "question_scores"
+PAPER_MM = "paper_mm"  # line_scores rows of scored / rescored lines (sql/82_paper.sql)
 
 # Keys of a scored / rescored row that scored_row maps to columns; every other key
 # (gold_names, prediction_strs, judge_reason, prediction_strs_mapped, mapping_similarity,
@@ -224,11 +225,35 @@ def _emit_score_rows(obj: dict[str, Any], qid: str, kind: str, line_no: int, rec
         rows = [] if problem else [scored_row(obj, kind, qid, run_index or 1)]
     if problem:
         return problem
+    line = paper_mm_line(obj, kind, qid, line_no, rec_no) if kind != "per_question" else None
     for row in rows:
         row["line_no"] = line_no
         row["rec_no"] = rec_no
         emit.row(TABLE, row)
+    if line is not None:
+        emit.row("line_scores", line)
     return None
+
+
+def paper_mm_line(obj: dict[str, Any], kind: str, qid: str, line_no: int, rec_no: int
+                  ) -> dict[str, Any]:
+    """The line as reorganize_results.py load_mm_bench_rows reads it (scorer paper_mm): the
+    authors' f1 / precision / recall with a missing (or zero) value 0, gold_names and
+    prediction_strs (else prediction_flat) each item str()-ed."""
+    def number(key: str) -> float:
+        return normalize.to_number(obj.get(key)) or 0.0
+
+    def items(value: Any) -> list[str]:  # the authors iterate whatever is there
+        return [str(x) for x in value] if isinstance(value, list | str) else []
+
+    predictions = obj.get("prediction_strs") or obj.get("prediction_flat") or []
+    return {"line_no": line_no, "rec_no": rec_no, "kind": kind, "qid": qid,
+            "run_index": int_or_none(obj.get("run_index")), "task": text_or_none(obj.get("task")),
+            "scorer": PAPER_MM, "f1": number("f1"), "precision": number("precision"),
+            "recall": number("recall"),
+            "gold": normalize.json_text(items(obj.get("gold_names") or [])),
+            "predictions": normalize.json_text(items(predictions)),
+            "raw_status": text_or_none(obj.get("status"))}
 
 
 def _dump(obj: dict[str, Any]) -> bytes:

@@ -46,7 +46,19 @@ SCORING_OF_KIND = {
     "summary_vocab": "summary_vocab",
     "scores_json": "scores",
     "multi_summary": "multi_summary",
+    "tool_json": "tool_json",
+    "repair_summary": "repair_summary",
 }
+# helper/score_diagnoses_ccs_results.py writes a scores.json of its own shape next to
+# results.jsonl: {sample_num, task_num, completed_task_num, score: {avg, max, best@k: {metric}},
+# info: {...}, by_task: {task: {the same}}}.
+CCS_SCORING, CCS_SHAPE, CCS_RULE = "ccs_scores", "ccs_helper", "score_diagnoses_ccs"
+
+
+def is_ccs_scores(document: Any) -> bool:
+    return (isinstance(document, dict) and "sample_num" in document
+            and isinstance(document.get("score"), dict)
+            and isinstance(document["score"].get("avg"), dict))
 
 PathPart = str | int
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -104,6 +116,8 @@ def text_shape(scoring: str, document: Any, path: str) -> tuple[str | None, str 
     """(file_shape, writer_rule) of a text-scorer summary (see schema/16_authors_rules.sql):
     flat files were written by the legacy evaluate_results.py, the others by score_text.py
     (summary.json of --output-dir, any other name is an --output file)."""
+    if scoring == CCS_SCORING:
+        return CCS_SHAPE, CCS_RULE
     if scoring != "scores":
         return None, None
     if is_flat_scores(document):
@@ -129,6 +143,8 @@ def classify(parts: tuple[PathPart, ...], flat: bool = False) -> tuple[str, str 
 
 def scoring_of(kind: str, document: Any) -> str:
     scoring = SCORING_OF_KIND.get(kind, kind)
+    if scoring in ("summary", "scores") and is_ccs_scores(document):
+        return CCS_SCORING
     if scoring in ("summary", "scores") and is_flat_scores(document):
         return "scores"
     if (scoring == "summary" and isinstance(document, dict)
@@ -139,24 +155,92 @@ def scoring_of(kind: str, document: Any) -> str:
     return scoring
 
 
-@register("summary", "summary_vocab", "scores_json", "multi_summary")
-def extract_summary(file: FileInfo, emit: Emitter) -> None:
+def classify_ccs(parts: tuple[PathPart, ...]) -> tuple[str, str | None, str]:
+    """(scope, task, metric) in a score_diagnoses_ccs_results.py scores.json: by_task.<task>
+    numbers have scope by_task, the rest overall; the metric is the rest of the path
+    (score.avg.f1_score, score.best@2.recall, info.incomplete_run_count, sample_num)."""
+    if parts[0] == "by_task" and len(parts) >= 3:
+        return "by_task", str(parts[1]), _rest(parts[2:])
+    return "overall", None, _rest(parts)
+
+
+def tool_json_numbers(document: Any) -> Iterator[tuple[str, str | None, str, float, str]]:
+    """(scope, task, metric, value, json_path) of a tool.json of
+    helper/analyze_tool_call_averages.py: summary numbers (scope summary), and each record of
+    by_category / by_exact_tool as <name>.<key> (scope by_category / by_exact_tool), for the
+    whole file (task NULL) and for each task of by_task."""
+    def sections(block: Any, task: str | None, base: tuple[PathPart, ...]):
+        if not isinstance(block, dict):
+            return
+        for key, number in (block.get("summary") or {}).items():
+            value = to_number(number)
+            if value is not None:
+                yield ("summary", task, key, value,
+                       format_path((*base, "summary", key)))
+        for scope in ("by_category", "by_exact_tool"):
+            records = block.get(scope)
+            for index, record in enumerate(records if isinstance(records, list) else []):
+                if not isinstance(record, dict):
+                    continue
+                name = str(record.get("name"))
+                for key, number in record.items():
+                    value = to_number(number) if key != "name" else None
+                    if value is not None:
+                        yield (scope, task, f"{name}.{key}", value,
+                               format_path((*base, scope, index, key)))
+
+    yield from sections(document, None, ())
+    by_task = document.get("by_task") if isinstance(document, dict) else None
+    for task, block in (by_task.items() if isinstance(by_task, dict) else []):
+        yield from sections(block, str(task), ("by_task", str(task)))
+
+
+def tool_json_filter(document: Any) -> str:
+    """The status filter a tool.json was made with: success_only (the script's default: only
+    records with status success) or all_statuses (--all-statuses)."""
+    summary = document.get("summary") if isinstance(document, dict) else None
+    value = summary.get("status_filter") if isinstance(summary, dict) else None
+    return value if value in ("success_only", "all_statuses") else "success_only"
+
+
+def read_document(file: FileInfo, emit: Emitter) -> tuple[Any, str] | None:
+    """(JSON document, sha256) of a one-document file; None, with its reject emitted, when
+    it cannot be read (a repaired document is returned and named in a repaired reject)."""
     try:
         document, severity, message = read_json_file(file.abs_path)
         sha256 = file_sha256(file.abs_path)
     except OSError as exc:
         emit.reject(None, "error", f"cannot read file: {exc.strerror or exc}")
-        return
+        return None
     if severity == "error":
         emit.reject(None, "error", f"not a readable JSON document: {message}")
         emit.file_stats(sha256=sha256)
-        return
+        return None
     if severity == "repaired":
         emit.reject(None, "repaired", message or "repaired")
+    return document, sha256
+
+
+@register("summary", "summary_vocab", "scores_json", "multi_summary", "tool_json",
+          "repair_summary")
+def extract_summary(file: FileInfo, emit: Emitter) -> None:
+    read = read_document(file, emit)
+    if read is None:
+        return
+    document, sha256 = read
     scoring = scoring_of(file.kind, document)
+    if scoring == "tool_json":
+        rule = f"analyze_tool_call_averages:{tool_json_filter(document)}"
+        for scope, task, metric, number, path in tool_json_numbers(document):
+            emit.row(TABLE, {"scoring": scoring, "writer_rule": rule, "scope": scope,
+                             "task": task, "metric": metric, "value": number,
+                             "json_path": path})
+        emit.file_stats(sha256=sha256)
+        return
     shape, rule = text_shape(scoring, document, file.path)
     for parts, number in walk_numbers(document):
-        scope, task, metric = classify(parts, shape == "flat")
+        scope, task, metric = (classify_ccs(parts) if scoring == CCS_SCORING
+                               else classify(parts, shape == "flat"))
         emit.row(TABLE, {
             "file_shape": shape,
             "writer_rule": rule,

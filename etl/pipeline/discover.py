@@ -34,6 +34,10 @@ _INPUT_STEAL = re.compile(r"^input_steal_\d+\.jsonl$")
 _SPLIT_SIZE = re.compile(r"(\d+)$")
 
 KNOWN_SPLIT_SIZES = {"full1800": 1800, "subset600": 600, "full2703": 2703}
+# The full split of each benchmark, for a scored-only run of a tree without any other run of
+# its benchmark.
+FULL_SPLIT_OF = {"ehr_bench": "full1800", "agent_ehr_bench": "subset600",
+                 "mm_bench": "full2703"}
 
 
 @dataclass(slots=True)
@@ -114,6 +118,8 @@ def classify_kind(rel: list[str]) -> str:
     }
     if name in simple:
         return simple[name]
+    if name in DERIVED_IN_RUN:
+        return DERIVED_IN_RUN[name]
     if _RUN_STEAL_LOG.match(name):
         return "run_log"
     if _INPUT_STEAL.match(name):
@@ -125,6 +131,43 @@ def classify_kind(rel: list[str]) -> str:
     if name.endswith(".txt") or name.endswith(".log"):
         return "text"
     return "other"
+
+
+# Files the authors' analysis scripts write beside a run's results.jsonl: recognised as what
+# they are, never read as results or as the text scorer's summaries.
+DERIVED_IN_RUN = {
+    # helper/analyze_tool_call_averages.py: tool-call averages (success-only by default)
+    "tool.json": "tool_json",
+    # helper/repair_diagnoses_ccs_results.py: a repaired copy of results.jsonl and its summary
+    "results.repaired.jsonl": "repaired_results",
+    "results.repaired.summary.json": "repair_summary",
+    # helper/score_diagnoses_ccs_results.py --details-output: per-question aggregates (its
+    # scores.json is a scores_json file of its own shape, etl/extract/summaries.py)
+    "task_scores.jsonl": "ccs_task_scores",
+    # helper/convert_results_jsonl_to_json.py: results.jsonl as one JSON array
+    "results_with_answers.json": "converted_results",
+}
+# reorganize_results.py writes its hierarchy to <root>/hierarchical/ by default:
+# <paradigm>/<bench>/<model>/L1.*/L2.*/L3.*/L4.*/{rows.jsonl,summary.json}, aggregate.json,
+# summary.md per model, README.md at the top. Its numbers are reconciled against the paper
+# views (sql/82_paper.sql); it is never a run.
+HIERARCHICAL_DIR = "hierarchical"
+HIERARCHICAL_KINDS = {"rows.jsonl": "hier_rows", "summary.json": "hier_summary",
+                      "aggregate.json": "hier_aggregate"}
+# The authors' multimodal task classifier output (analysis/mm_bench_classify/), which the
+# paper's multimodal table is cut by; anywhere in the tree under a directory of that name.
+CLASSIFIER_DIR = "mm_bench_classify"
+_CLASSIFIER_FILE = re.compile(r"^classification_.*\.jsonl$")
+
+
+def analysis_kind(parts: list[str]) -> str | None:
+    """Kind of a file of the authors' analysis outputs that is no part of any run (the
+    hierarchy of reorganize_results.py, the task classifier), else None."""
+    if parts[0] == HIERARCHICAL_DIR and len(parts) > 1:
+        return HIERARCHICAL_KINDS.get(parts[-1], classify_kind(parts[-1:]))
+    if CLASSIFIER_DIR in parts[:-1] and _CLASSIFIER_FILE.match(parts[-1]):
+        return "mm_classification"
+    return None
 
 
 def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]]:
@@ -235,8 +278,11 @@ def discover(root: str | Path) -> Discovery:
                         real_path=real, kind="other")
         st = abs_path.stat()
         info.size_bytes, info.mtime_ns = st.st_size, st.st_mtime_ns
-        run_rel = _classify(info, parts, result, nested_archives)
-        if run_rel is not None:
+        derived = analysis_kind(parts)
+        run_rel = None if derived else _classify(info, parts, result, nested_archives)
+        if derived:
+            info.kind = derived
+        elif run_rel is not None:
             info.kind = classify_kind(run_rel)
         else:
             info.kind = classify_kind(parts[-1:])
@@ -469,14 +515,23 @@ def _attach_scored(pending: list[tuple[FileInfo, tuple[str, str, str]]],
     for run in sorted(disc.runs.values(), key=lambda r: r.run_id):
         if not run.is_archived and run.split and run.split.startswith("full"):
             full_runs.setdefault((run.benchmark, run.mode, run.model), run)
+    full_splits: dict[str | None, str] = {}
+    for run in sorted(disc.runs.values(), key=lambda r: r.run_id):
+        if not run.is_archived and run.split and run.split.startswith("full"):
+            full_splits.setdefault(run.benchmark, run.split)
     for info, (benchmark, mode, model_dir) in pending:
         model = canonical_model(model_dir)
         run = full_runs.get((benchmark, mode, model))
         if run is None:
+            # A scored-only run (analysis/ingest_external_results.py stages external models
+            # as scored.jsonl + summary.json): its results were made and scored elsewhere.
+            # It keeps its logical path; its split is the benchmark's full split, so the
+            # boards show it (marked: leaderboard_runs.scored_elsewhere, sql/08).
+            split = full_splits.get(benchmark) or FULL_SPLIT_OF.get(benchmark, "scored")
             run_path = f"{benchmark}/{mode}/scored/{model_dir}"
             run = disc.runs.setdefault(run_path, RunInfo(
-                run_id=run_path, benchmark=benchmark, mode=mode, split="scored",
+                run_id=run_path, benchmark=benchmark, mode=mode, split=split,
                 model=model, model_dir=model_dir, is_archived=False, archive_name=None,
                 path=run_path, real_path=os.path.realpath(disc.root / run_path),
-                expected_questions=None))
+                expected_questions=expected_questions_for(split)))
         _copy_run_fields(info, run)

@@ -1010,6 +1010,8 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
                             media_type="text/plain")
         return Response(raw, media_type=rows[0]["media_type"])
 
+    from etl.serve.paper import page_paper  # its module imports this one
+
     routes = [
         Route("/", endpoint(page_home)),
         Route("/board", endpoint(page_board)),
@@ -1026,6 +1028,7 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
         Route("/lineage/diff", endpoint(page_lineage_diff)),
         Route("/rejects", endpoint(page_rejects)),
         Route("/sql", endpoint(page_sql)),
+        Route("/paper", endpoint(page_paper)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     @asynccontextmanager

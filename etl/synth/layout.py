@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from etl.synth import spec
+from etl.synth import helper_outputs, spec
 from etl.synth.content import Filler, Images, Question, mm_questions, stream, text_questions
 from etl.synth.plan import Sizes, plan_run
 from etl.synth.records import Plan, RecordMaker
@@ -289,6 +289,8 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
     if resume:
         rows = resumed(ctx, run_id, rows, resume)
     emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", run_id), rows)
+    if run_id == HELPER_OUTPUTS_RUN:
+        helper_files(ctx, d, run_id, rows)
     if aux:
         aux_files(ctx, d, run_id, model, "run_text.py", rows, [q.qid for q in qs], mcp=True)
     if scores:
@@ -296,6 +298,74 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
     ctx.add_run(run_id, bench, "agentic", split, model,
                 expected_count(ctx, bench, split), archive)
     return final
+
+
+# The run whose directory also holds what the authors' helper scripts write beside a
+# results.jsonl (etl/synth/helper_outputs.py), one number of each summary planted off.
+HELPER_OUTPUTS_RUN = "agent_ehr_bench/agentic/subset600/claude_opus_4_6"
+
+
+def helper_files(ctx: Ctx, d: Dir, run_id: str, rows: list[dict[str, Any]]) -> None:
+    """score_diagnoses_ccs_results.py (scores.json, task_scores.jsonl),
+    analyze_tool_call_averages.py (tool.json, success-only), repair_diagnoses_ccs_results.py
+    (results.repaired.jsonl + its summary), over the lines as written."""
+    scores = helper_outputs.ccs_scores(rows)
+    plant(ctx, d.path_of("scores.json"), scores, ("score", "avg", "recall"))
+    d.write_json("scores.json", scores, "scores_json", run_id)
+    details = helper_outputs.ccs_task_scores(rows)
+    d.write_bytes("task_scores.jsonl", b"".join(dumps_utf8(r) + b"\n" for r in details),
+                  "ccs_task_scores", run_id, len(details))
+    tools = helper_outputs.tool_json(rows)
+    plant(ctx, d.path_of("tool.json"), tools, ("summary", "total_tool_calls"))
+    d.write_json("tool.json", tools, "tool_json", run_id)
+    fixed, summary = helper_outputs.repaired(rows)
+    d.write_bytes("results.repaired.jsonl", b"".join(dumps_utf8(r) + b"\n" for r in fixed),
+                  "repaired_results", run_id, len(fixed))
+    d.write_json("results.repaired.summary.json", summary, "repair_summary", run_id)
+
+
+def qa_raw_run(ctx: Ctx, root: Dir) -> None:
+    """Raw rows of eval_ehrbench_qa.py (an external one-shot model): gold in ground_truth,
+    no label, no status; every 12th row failed; one row without any gold."""
+    model = "medgemma_27b_it"
+    run_id = f"ehr_bench/oneshot/full1800/{model}"
+    rng = ctx.rng("qa", run_id)
+    rows = []
+    for n, q in enumerate(ctx.ehr_qs):
+        error = "APIConnectionError: Connection error." if n % 12 == 5 else None
+        answer = [] if error else (list(q.gold) if rng.random() < 0.45 else q.wrong[:1])
+        rows.append(helper_outputs.qa_row(q.qid, q.task, q.group, None if n == 7 else q.label,
+                                          answer, str(q.inputs.get("question", "")), error))
+    emit(ctx, jsonl(ctx, root.sub(run_id), "results.jsonl", "results_top", run_id), rows)
+    ctx.add_run(run_id, "ehr_bench", "oneshot", "full1800", model, len(ctx.ehr_qs))
+
+
+def mm_scored_only_run(ctx: Ctx, root: Dir) -> None:
+    """A scored-only one-shot run (analysis/ingest_external_results.py): scored.jsonl and
+    summary.json in mm_bench/oneshot/scored/<model>, no results anywhere in the tree."""
+    model = "glm_4_7"
+    run_id = f"mm_bench/oneshot/scored/{model}"
+    plans = mm_plans(ctx, run_id, ctx.mm_qs, model, "oneshot")
+    rng = ctx.rng("records", run_id)
+    final = [ctx.maker.oneshot(q, model, p, rng, region=spec.REGIONS[0], run_index=r)
+             for q, r, p in plans]
+    mm_score_dir(ctx, root.sub(run_id), run_id, final, False, True, "GLM-4.7 one-shot", None)
+    ctx.add_run(run_id, "mm_bench", "oneshot", "full2703", model, len(ctx.mm_qs))
+
+
+def mm_classifier_file(ctx: Ctx, root: Dir) -> None:
+    """The multimodal task classifier's output the paper's tables are cut by."""
+    d = root.sub(CLASSIFIER_DIR)
+    rows = [helper_outputs.classification_row(q.qid, q.task, n)
+            for n, q in enumerate(ctx.mm_qs)]
+    d.write_bytes(f"classification_{spec.STAMP}.jsonl",
+                  b"".join(dumps_utf8(r) + b"\n" for r in rows), "mm_classification", None,
+                  len(rows))
+
+
+# reorganize_results.py reads it from analysis/mm_bench_classify/ of the repository; in a
+# tree, any directory of that name holds it
+CLASSIFIER_DIR = "analysis/mm_bench_classify"
 
 
 # Which shape of text-scorer output each scored text run gets (the rest: scores.json from
@@ -801,6 +871,11 @@ def build(ctx: Ctx, root: Dir, external: Dir, ext_target: str) -> None:
         mm_oneshot_run(ctx, root, model)
     current["mm_bench/agentic/full2703/claude_opus_4_6"] = mm_agentic_opus(ctx, root)
     mm_raw_run(ctx, root)
+    # what the authors' analysis scripts add to a tree: raw QA rows of an external model,
+    # a scored-only external run, the task classifier's output
+    qa_raw_run(ctx, root)
+    mm_scored_only_run(ctx, root)
+    mm_classifier_file(ctx, root)
     archives(ctx, root, current)
 
 

@@ -147,13 +147,19 @@ class JsonlFile:
         self.n_records += 1
         if self.rank is None or "qid" not in rec:
             return
-        status = str(rec.get("status"))
+        raw = rec.get("status")
+        # a record without a status (the raw rows of eval_ehrbench_qa.py) is success when
+        # completed, error when it has an error, else incomplete (DESIGN.md)
+        status = str(raw) if raw is not None else (
+            "success" if rec.get("completed") is True else
+            "error" if rec.get("error") else "incomplete")
+        gold = rec["label"] if "label" in rec else rec.get("ground_truth")
         preds, source = text_predictions(rec)
         self.d.ledger.copies.append(Copy(
             self.run_id or "", str(rec["qid"]), int(rec.get("run_index") or 1), self.path,
             line_no, obj_idx, self.rank, "success" if status == "ok" else status,
             prediction_of(rec), tool_shapes(rec), extra_keys(rec), rec.get("task"),
-            rec.get("task_type"), text_f1(preds, rec.get("label"))["f1"], source))
+            rec.get("task_type"), text_f1(preds, gold)["f1"], source))
 
     def record(self, rec: dict[str, Any], raw: bytes | None = None) -> int:
         """Write one object (pre-serialized bytes may be passed to reuse a line)."""
