@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from etl.extract import EXTRACTORS, FileInfo
+from etl.extract import EXTRACTORS, FileInfo, ParseOptions
 from etl.extract.results import extract_results
 from tests.recording import check_reject, check_row
 
@@ -59,7 +59,7 @@ def dumps(rec: dict, ascii_only: bool = False) -> bytes:
 def file_info(path: Path, **options: Any) -> FileInfo:
     return FileInfo(file_id="f" * 16, path="ehr_bench/agentic/full1800/m/results.jsonl",
                     abs_path=path, real_path=str(path), kind="results_top",
-                    run_id="ehr_bench/agentic/full1800/m", options=options)
+                    run_id="ehr_bench/agentic/full1800/m", parse=ParseOptions(**options))
 
 
 @pytest.fixture()
