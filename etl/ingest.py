@@ -33,7 +33,7 @@ from etl.cache import (
 from etl.discover import EXPECTED_TOP, Discovery, discover, root_layout_warning
 from etl.extract import FileInfo, load_all
 from etl.interrupts import ctrl_c_handled, ctrl_c_held, ctrl_c_pressed, stop_if_ctrl_c
-from etl.load import build_database, connect_new, options_json
+from etl.load import LOAD_MEMORY_LIMIT, build_database, connect_new, options_json
 from etl.publish import (
     EXIT_NO_RESULTS,
     Interrupted,
@@ -43,10 +43,13 @@ from etl.publish import (
     publish,
     published_stat,
     temp_path_for,
+    writable_directory,
+    written_through,
 )
 from etl.redact import prepare_redaction
 from etl.schema import (
     LOAD_SQL_DIR,
+    SQL_DIR,
     fingerprint,
     parser_fingerprint,
     row_input_files,
@@ -79,6 +82,7 @@ class IngestOptions:
     # The quiet period: the unterminated last line of a results file modified less than this
     # long ago is in progress, not damage (etl/segments.py).
     in_progress_seconds: float = DEFAULT_QUIET_SECONDS
+    memory_limit: str = LOAD_MEMORY_LIMIT  # DuckDB's, while the new database is built
 
     def content_options(self) -> dict[str, Any]:
         """The options that change what the database contains."""
@@ -151,6 +155,7 @@ def _sql_fingerprint() -> str:
     """Everything besides the staged rows that shapes the database: DDL, views, load SQL,
     the package modules (etl/*.py) and every input of a staged row."""
     return fingerprint([*schema_files(), *view_files(), *LOAD_SQL_DIR.glob("*.sql"),
+                        *(SQL_DIR / "redact").glob("*.sql"),
                         *Path(__file__).parent.glob("*.py"), *row_input_files()])
 
 
@@ -181,12 +186,13 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
     database is then untouched."""
     options = options or IngestOptions()
     started = time.perf_counter()
-    root, db = Path(root), Path(db)
+    root, given = Path(root), Path(db)
+    db = written_through(given)  # a symlinked --db: its target is built, the link stays
     if not root.is_dir():
         raise click.ClickException(f"results root {root} is not a directory")
     check_replaceable(db)  # before the lock file and the cache appear beside it
-    db.parent.mkdir(parents=True, exist_ok=True)
-    summary = IngestSummary(db=db)
+    writable_directory(db)
+    summary = IngestSummary(db=given)
     layout_warning = root_layout_warning(root)
     if layout_warning:
         summary.warnings.append(layout_warning)
@@ -309,7 +315,7 @@ def _build(plan: BuildPlan, options: IngestOptions, summary: IngestSummary, inge
                   "n_files": len(disc.files), "n_parsed_files": len(fresh),
                   "tool_version": f"{__version__}+{parser}", "options": options_json(content)}
     try:
-        con = connect_new(temp)
+        con = connect_new(temp, memory_limit=options.memory_limit)
         try:
             ingest_row["finished_at"] = None
             redactions = (prepare_redaction(con, options.redact_key)
@@ -453,6 +459,16 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def check_memory_limit(value: str) -> str:
+    """A --memory-limit DuckDB understands, or a usage error naming what it wants."""
+    try:
+        duckdb.connect(config={"memory_limit": value}).close()
+    except duckdb.Error as exc:
+        raise click.BadParameter(f"{value!r}: {str(exc).splitlines()[0]}"
+                                 ) from None
+    return value
+
+
 @click.command("ingest")
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
@@ -476,6 +492,11 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
               help="The unterminated last line of a results file modified less than this "
                    "many seconds ago is in progress (a writer is still on it): not loaded, "
                    "not rejected, counted in files.n_in_progress. 0: judge it at once.")
+@click.option("--memory-limit", default=LOAD_MEMORY_LIMIT, show_default=True,
+              callback=lambda ctx, param, value: check_memory_limit(value),
+              help="DuckDB memory limit while the new database is built (e.g. 2GB); past "
+                   "it DuckDB spills to <db>.tmp-<pid>.tmp. The parse workers and Python "
+                   "are outside it (docs/SAFETY.md says what a whole ingest uses).")
 @click.option("--watch", "watch_tree", is_flag=True,
               help="Keep running: ingest again whenever a file under ROOT changes, one "
                    "line per ingest (Ctrl-C to stop).")
@@ -491,7 +512,8 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
                    "since the last ingest.")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
-                   quiet: bool, in_progress_seconds: float, watch_tree: bool,
+                   quiet: bool, in_progress_seconds: float, memory_limit: str,
+                   watch_tree: bool,
                    poll_seconds: float, settle_seconds: float, max_ingests: int | None,
                    stop_after_idle: float | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
@@ -526,7 +548,7 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             progress=not quiet and sys.stderr.isatty() and not watch_tree,
-                            in_progress_seconds=in_progress_seconds)
+                            in_progress_seconds=in_progress_seconds, memory_limit=memory_limit)
     if watch_tree:
         from etl.watch import WatchOptions, watch  # etl.watch builds on this module
 

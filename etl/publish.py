@@ -93,6 +93,35 @@ def check_replaceable(target: Path) -> None:
                             f"{MARKER_TABLE} table); refusing to replace it")
 
 
+def written_through(db: Path) -> Path:
+    """The file an ingest of --db builds and replaces: db itself, or when db is a symlink
+    its final target, so the link stays a link and the file it points to gets the new
+    database (renamed over it atomically, beside it). A link that loops is left to
+    check_replaceable, which refuses it as not a regular file."""
+    if not db.is_symlink():
+        return db
+    try:
+        return Path(os.path.realpath(db, strict=False))
+    except OSError:
+        return db
+
+
+def writable_directory(target: Path) -> None:
+    """Refuse, in one line, a --db whose directory cannot be written: the new database, its
+    lock and its parse cache are all made beside it."""
+    directory = target.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".{target.name}.probe-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot write in {directory} ({exc.strerror or exc}): the new database, its "
+            f"lock and its parse cache are made beside --db {target}; choose a --db in a "
+            "directory you can write") from None
+
+
 def published_stat(target: Path) -> list[int]:
     """What identifies the file an ingest published (size, mtime, inode): recorded in the
     parse cache index, so the next ingest knows the file is still the one it wrote without

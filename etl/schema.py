@@ -94,9 +94,9 @@ def fingerprint(paths: list[Path]) -> str:
 # (skipped keys) every staged row is written with. tests/test_cache_key.py checks that every
 # etl module the staging path imports is listed here.
 ROW_MODULES = ("__init__.py", "archive.py", "cache.py", "discover.py", "interrupts.py",
-               "models.py", "normalize.py", "publish.py", "read.py", "schema.py",
-               "scoring.py", "scoring_mm.py", "scoring_text_runs.py", "segments.py",
-               "stage.py")
+               "lifeline.py", "models.py", "normalize.py", "publish.py", "read.py",
+               "schema.py", "scoring.py", "scoring_mm.py", "scoring_text_runs.py",
+               "segments.py", "stage.py")
 ROW_DATA_FILES = ("archive_overrides.json",)  # data files those modules read
 
 

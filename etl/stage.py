@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from etl.discover import RESULT_KINDS
 from etl.extract import FileInfo, load_all
 from etl.interrupts import children_ignore_ctrl_c, ctrl_c_pressed
+from etl.lifeline import die_with_parent
 from etl.read import EXCERPT_CHARS, file_sha256
 from etl.schema import staged_schema
 
@@ -399,8 +400,11 @@ def stage_files(todo: list[FileInfo], cache_root: Path, parser: str, ingest_id: 
                 if bar is not None:
                     bar.update(info.size_bytes)
         else:
+            # Workers die with the ingest: SIGKILL of this process (or the OOM killer) must
+            # not leave them parsing for nobody (etl/lifeline.py).
             pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
-                                       mp_context=get_context("spawn"))
+                                       mp_context=get_context("spawn"),
+                                       initializer=die_with_parent, initargs=(os.getpid(),))
             try:
                 # Workers are started by submit. They ignore Ctrl-C (the terminal sends it
                 # to the whole process group; a worker would print a traceback from wherever
