@@ -1,6 +1,8 @@
 -- Inputs of the paired comparisons (etl/comparison.py), as temp tables: the per-question
--- scores once (the view is costly), the pairs, and the shared questions of each pair with
--- the hash key of the question that draws its bootstrap weights.
+-- scores once (the view is costly) and the pairs, each in a batch of at most
+-- $pairs_per_batch pairs of one benchmark (the later steps run one batch at a time, so their
+-- memory does not grow with the number of pairs). With $run_ids, only the pairs that hold
+-- one of those runs.
 CREATE OR REPLACE TEMP TABLE cmp_question_scores AS
 SELECT run_id, benchmark, mode, model, qid, task, task_group, score
 FROM leaderboard_question_scores;
@@ -19,26 +21,14 @@ pairs AS (
 )
 SELECT
     -- The pivot column name of the pair: built from a row number, never from data.
-    'p' || lpad(CAST(row_number() OVER (ORDER BY kind, run_id, run_b) AS VARCHAR), 6, '0')
+    'p' || lpad(CAST(row_number() OVER (ORDER BY kind, run_id, run_b) AS VARCHAR), 9, '0')
         AS pair,
-    kind, benchmark, run_id AS run_a, mode AS mode_a, model AS model_a, run_b, mode_b, model_b
-FROM pairs;
+    kind, benchmark, run_id AS run_a, mode AS mode_a, model AS model_a, run_b, mode_b, model_b,
+    -- Batches never mix benchmarks: a batch's pairs are pivoted over its benchmark's questions.
+    dense_rank() OVER (ORDER BY benchmark) * 1000000000
+        + (row_number() OVER (PARTITION BY benchmark ORDER BY kind, run_id, run_b) - 1)
+          // $pairs_per_batch AS batch
+FROM pairs
+WHERE $run_ids::VARCHAR[] IS NULL OR list_contains($run_ids::VARCHAR[], run_id)
+   OR list_contains($run_ids::VARCHAR[], run_b);
 
-CREATE OR REPLACE TEMP TABLE cmp_pair_questions AS
-SELECT
-    p.pair,
-    p.benchmark,
-    a.qid,
-    -- '' stands for a missing label so every later join is an equality join.
-    coalesce(a.task_group, '') AS task_group,
-    coalesce(a.task, '') AS task,
-    a.score AS score_a,
-    b.score AS score_b,
-    a.score - b.score AS d,
-    -- d in fixed point (units of 2^-40): integer sums are exact in any order, so a rebuild
-    -- gives bit-identical intervals however DuckDB splits the work between threads.
-    CAST(round((a.score - b.score) * 1099511627776) AS BIGINT) AS d_fixed,
-    CAST('0x' || left(md5(CAST($seed AS VARCHAR) || ':' || a.qid), 8) AS UBIGINT) AS qkey
-FROM cmp_pairs AS p
-JOIN cmp_question_scores AS a ON a.run_id = p.run_a
-JOIN cmp_question_scores AS b ON b.run_id = p.run_b AND b.qid = a.qid;

@@ -3,6 +3,6 @@
 -- error_kind is the expression of sql/load/error_kind.sql, over the raw (unredacted) row.
 INSERT INTO results BY NAME
 SELECT {select}, c.n_copies, {error_kind} AS error_kind
-FROM read_parquet($files, union_by_name = true) AS s
+FROM read_parquet($files) AS s
 JOIN result_copies AS c ON c.file_id = s.file_id AND c.rec_no = s.rec_no AND c.pick = 1
 ORDER BY s.run_id, s.qid, s.run_index;
