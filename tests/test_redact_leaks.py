@@ -35,6 +35,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import duckdb
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from etl.ingest import IngestOptions, run_ingest
 from tests.conftest import make_tree, run_etl
@@ -427,3 +429,56 @@ def test_no_raw_id_in_any_page_of_the_explorer(builds: dict[str, Path], needles:
     assert n_pages > 150, n_pages
     assert leaks == {}, leaks
     assert time.monotonic() - started < 600
+
+
+# -- the rule for ids inside a text, against its documentation --------------------------------
+def documented_redact_ids(text: str, key: str) -> str:
+    """docs/SAFETY.md, written again here: in each word (a run of letters, digits and '_'),
+    every '_'-separated token of 6+ digits becomes the keyed hash of the n-th such token's
+    kind (subject, hadm, stay, then number); a run of 6+ digits inside a longer token its
+    'number' hash; everything else stays."""
+    from tests.test_redact import keyed_id
+
+    out = []
+    for piece in re.findall(r"[A-Za-z0-9_]+|[^A-Za-z0-9_]+", text):
+        if not re.match(r"[A-Za-z0-9_]", piece):
+            out.append(piece)
+            continue
+        tokens, n = [], 0
+        for token in piece.split("_"):
+            if re.fullmatch(r"[0-9]{6,}", token):
+                kind = ("subject", "hadm", "stay")[n] if n < 3 else "number"
+                tokens.append(str(keyed_id(key, kind, token)))
+                n += 1
+            else:
+                tokens.append(re.sub(r"[0-9]{6,}",
+                                     lambda m: str(keyed_id(key, "number", m.group())), token))
+        out.append("_".join(tokens))
+    return "".join(out)
+
+
+ID_TEXT = st.lists(st.one_of(
+    st.from_regex(r"[0-9]{1,12}", fullmatch=True), st.sampled_from(["_", "__", "-", " ", "\n",
+                                                                     "(", '"', "é", "q"]),
+    st.text(max_size=4)), max_size=12).map("".join)
+
+
+@given(st.lists(ID_TEXT, min_size=1, max_size=25))
+@settings(max_examples=60, deadline=None)
+def test_ids_in_any_text_are_hashed_by_the_documented_rule(texts: list[str]) -> None:
+    from etl.redact import prepare_redaction
+
+    con = _RULE_CONNECTION.setdefault("con", duckdb.connect())
+    if "ready" not in _RULE_CONNECTION:
+        prepare_redaction(con, KEY)
+        _RULE_CONNECTION["ready"] = True
+    # One query per example (binding the macros costs more than running them).
+    got = con.execute("SELECT list_transform(?::VARCHAR[], lambda t: redact_ids(t))",
+                      [texts]).fetchone()[0]
+    for text, redacted in zip(texts, got, strict=True):
+        assert redacted == documented_redact_ids(text, KEY)
+        # No run of 6+ digits of the text is left whole in the result.
+        assert not set(re.findall(r"[0-9]{6,}", text)) & set(re.findall(r"[0-9]+", redacted))
+
+
+_RULE_CONNECTION: dict = {}
