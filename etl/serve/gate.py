@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import pickle
 import re
 import shutil
 import tempfile
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import orjson
 
 from etl.lifeline import die_with_parent
 from etl.query import (
@@ -127,8 +129,6 @@ def _called(tree: Any, out: list[tuple[str, str]]) -> None:
 def check_hides_host(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Refuse (QueryRefused) a statement that would show the host or read a file: see the
     module docstring. Statements are those check_read_only accepted."""
-    import orjson
-
     for statement in check_read_only(con, sql):
         text = statement.query
         if statement.type == duckdb.StatementType.PRAGMA:
@@ -307,7 +307,8 @@ def worker_main(conn: Connection, db_path: str, temp_dir: str, limits: GateLimit
                 return
         try:
             conn.send(answer)
-        except (OSError, ValueError, TypeError) as error:  # a value that cannot be pickled
+        except (OSError, ValueError, TypeError, pickle.PicklingError) as error:
+            # a value of the result that cannot be pickled
             conn.send({"error": ("QueryFailed", f"cannot send the result: {error}")})
 
 
