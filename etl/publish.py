@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -151,11 +152,15 @@ def temp_path_for(target: Path) -> Path:
 
 
 def clean_stale_temps(target: Path) -> None:
-    """Remove temporary files left by killed ingests (their process is gone)."""
+    """Remove temporary files left by killed ingests (their process is gone): the new
+    database, its WAL, and the directory DuckDB spilled to (<db>.tmp-<pid>.tmp)."""
     for path in target.parent.glob(f"{target.name}.tmp-*"):
         pid_text = path.name.rsplit("-", 1)[-1].split(".")[0]
         if pid_text.isdigit() and not alive(int(pid_text)):
-            path.unlink(missing_ok=True)
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
 
 def alive(pid: int) -> bool:

@@ -157,3 +157,20 @@ def test_memory_limit_reaches_the_load(tmp_path: Path) -> None:
     bad = run_etl("ingest", str(root), "--db", str(tmp_path / "x.duckdb"), "--memory-limit",
                   "lots", check=False)
     assert bad.returncode == 2 and "--memory-limit" in bad.stderr
+
+
+def test_a_spill_directory_left_by_a_killed_ingest_is_removed(tmp_path: Path) -> None:
+    """DuckDB spills past --memory-limit into <db>.tmp-<pid>.tmp; a SIGKILL leaves it. The
+    next ingest removes it with the other leftovers of dead ingests (it raised
+    IsADirectoryError on every ingest that followed)."""
+    root = _tree(tmp_path, 2)
+    db = tmp_path / "w.duckdb"
+    dead = 2**22 + 12345  # above any pid this machine hands out
+    spill = tmp_path / f"w.duckdb.tmp-{dead}.tmp"
+    spill.mkdir()
+    (spill / "duckdb_temp_block-0.block").write_bytes(b"x" * 100)
+    (tmp_path / f"w.duckdb.tmp-{dead}").write_bytes(b"half a database")
+    proc = run_etl("ingest", str(root), "--db", str(db), "--quiet", check=False)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert not spill.exists() and not (tmp_path / f"w.duckdb.tmp-{dead}").exists()
+    assert _results(db) == 10
