@@ -354,3 +354,47 @@ def test_a_duckdb_file_of_another_tool(tmp_path: Path) -> None:
     proc = run_etl("serve", "--db", str(foreign), "--port", "0", check=False, timeout=120)
     assert proc.returncode == 1 and "is not a warehouse of this tool" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_stops_the_server_at_once_during_a_runaway_query(demo_db: Path) -> None:
+    """One SIGINT (Ctrl-C) stops etl serve within seconds while the SQL page runs a query
+    with a minute left, its worker process with it, without a traceback."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.serving import free_port, wait_for_server
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "etl.cli", "serve", "--db", str(demo_db),
+                             "--port", str(port), "--sql-timeout", "60"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(base, proc)
+        children = [int(p) for p in subprocess.run(["pgrep", "-P", str(proc.pid)],
+                                                   capture_output=True, text=True
+                                                   ).stdout.split()]
+        answer: dict = {}
+        runner = threading.Thread(target=lambda: answer.setdefault(
+            "sql", post_sql(base, RUNAWAY, "json", timeout=120)), daemon=True)
+        runner.start()
+        time.sleep(1.5)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(20)
+        assert time.monotonic() - started < 10
+        runner.join(10)
+        assert answer["sql"][0] == 503 and b"the server is stopping" in answer["sql"][1]
+        assert "Traceback" not in proc.stderr.read()
+        time.sleep(0.5)
+        for child in children:  # the SQL page's worker (and its resource tracker)
+            try:
+                with open(f"/proc/{child}/stat") as fh:
+                    assert fh.read().rsplit(")", 1)[1].split()[0] == "Z", child
+            except FileNotFoundError:
+                pass
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

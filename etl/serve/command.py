@@ -88,4 +88,12 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
             f"{db_path} is not a warehouse of this tool ({type(error).__name__}: "
             f"{str(error).splitlines()[0]}); build one with `etl ingest ROOT --db FILE`"
         ) from None
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Ctrl-C: a query of the SQL page stops now, so the request it serves ends and
+            # the server is not held until the query's time limit.
+            app.state.gate.stop_queries()
+            super().handle_exit(sig, frame)
+
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                          timeout_graceful_shutdown=5)).run()

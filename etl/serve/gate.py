@@ -323,7 +323,13 @@ class SqlGate:
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
         self._temp_dir: str | None = None
+        self._stopping = threading.Event()
         self.restarts = 0
+
+    def stop_queries(self) -> None:
+        """The server is stopping: the query running now is interrupted and no other runs
+        (safe to call from a signal handler)."""
+        self._stopping.set()
 
     def start(self) -> None:
         """Start the worker now (it takes a second), rather than on the first query."""
@@ -381,6 +387,8 @@ class SqlGate:
     def run(self, sql: str, client_gone: threading.Event | None = None) -> GateAnswer:
         """Run every statement of sql (all checked before the first runs), within the
         limits; stopped when client_gone is set."""
+        if self._stopping.is_set():
+            return GateAnswer(error="the server is stopping", status=503)
         if not self._lock.acquire(timeout=self.limits.timeout_seconds):
             return GateAnswer(error="the SQL page is busy with another query; try again when "
                                     "it has finished", status=503)
@@ -394,7 +402,9 @@ class SqlGate:
                     self._stop_worker()
                     return GateAnswer(error="the query ended its worker process (out of "
                                             "memory?); try a smaller query", status=503)
-                if client_gone is not None and client_gone.is_set():
+                if self._stopping.is_set():
+                    stop_reason = "stopped: the server is stopping"
+                elif client_gone is not None and client_gone.is_set():
                     stop_reason = "the client left"
                 elif time.monotonic() > deadline:
                     stop_reason = (f"stopped after {self.limits.timeout_seconds:g} s (the SQL "
@@ -429,9 +439,11 @@ class SqlGate:
                 conn.recv()  # the interrupted query's answer
         else:
             self._stop_worker()
-        return GateAnswer(error=f"query {why}", status=408 if "left" in why else 400)
+        status = 408 if "left" in why else 503 if "stopping" in why else 400
+        return GateAnswer(error=f"query {why}", status=status)
 
     def close(self) -> None:
+        self._stopping.set()
         with self._lock:
             self._stop_worker()
             if self._temp_dir is not None:
