@@ -7,7 +7,8 @@ ROOT   ?= demo/tree
 DB     ?= warehouse.duckdb
 SEED   ?= 7
 
-.PHONY: help venv ingest demo test lint bench bench-serve serve report clean fuzz wheel-check
+.PHONY: help venv ingest demo test lint bench bench-serve bench-width serve report clean fuzz \
+	wheel-check
 
 help:
 	@echo "make ingest            generate the demo tree (once) and ingest it into $(DB)"
@@ -20,6 +21,7 @@ help:
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 	@echo "make serve             browse $(DB) at http://127.0.0.1:8765/ (etl serve)"
 	@echo "make bench-serve       page latencies of etl serve on a bench-scale warehouse"
+	@echo "make bench-width       ingest 100 runs on one board and 20,000 run directories"
 
 venv: $(STAMP)
 
@@ -73,6 +75,13 @@ wheel-check:
 
 serve: $(STAMP)
 	$(BIN)/etl serve --db $(DB)
+
+# Width: 100 runs of one board and 20,000 run directories, timed, peak memory against the
+# bound of docs/SAFETY.md (long: the 20,000 directories take minutes). WIDTH_ARGS are passed
+# on (e.g. WIDTH_ARGS="--dirs 2000"; see python -m tests.width_bench --help).
+WIDTH_ARGS ?=
+bench-width: $(STAMP)
+	$(BIN)/python -m tests.width_bench $(WIDTH_ARGS)
 
 # A 1 GB bench-scale tree generated and ingested once (delete bench-data/serve* to redo).
 bench-serve: $(STAMP)

@@ -411,9 +411,30 @@ def _data_url_parts(url: str) -> tuple[str | None, str] | None:
     return media, data
 
 
+def block_text(block: Any, depth: int = 0) -> str | None:
+    """The text a content block of a type content_parts does not know carries (input_text,
+    output_text, tool_result, ...): its `text`, else its `content` when that is text or a
+    list of blocks (whose texts are joined with newlines); None when it carries none."""
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, dict) or depth > 8:
+        return None
+    if isinstance(block.get("text"), str):
+        return block["text"]
+    inner = block.get("content")
+    if isinstance(inner, str):
+        return inner
+    if isinstance(inner, list):
+        texts = [t for t in (block_text(b, depth + 1) for b in inner) if t is not None]
+        return "\n".join(texts) if texts else None
+    return None
+
+
 def content_parts(content: Any) -> tuple[str | None, list[tuple[int, str | None, str]]]:
-    """(text, images): string content as is; list content -> text blocks joined with
-    newlines, and (block_idx, media_type, base64 data) for every image block."""
+    """(text, images): string content as is; list content -> the text of its blocks joined
+    with newlines (text blocks, and the text that blocks of other types carry: block_text;
+    those blocks are also kept whole in messages.extra, see unread_blocks), and (block_idx,
+    media_type, base64 data) for every image block."""
     if content is None or isinstance(content, str):
         return content, []
     if not isinstance(content, list):
@@ -441,6 +462,8 @@ def content_parts(content: Any) -> tuple[str | None, list[tuple[int, str | None,
             parts = _data_url_parts(url) if isinstance(url, str) else None
             if parts is not None:
                 images.append((idx, parts[0], parts[1]))
+        elif (text := block_text(block)) is not None:
+            texts.append(text)
     return "\n".join(texts), images
 
 
@@ -574,7 +597,15 @@ def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,
     if messages is None:
         return None, False
     if not isinstance(messages, list):
-        rows.problems.append(f"messages is {type(messages).__name__}, not a list")
+        # Not a trajectory, but its text must stay readable and searchable: one message row
+        # holding it (the value is also kept as written in results.extra).
+        rows.problems.append(f"messages is {type(messages).__name__}, not a list; its text "
+                             "is message 0")
+        text = to_text(messages)
+        rows.messages.append({**key, "msg_idx": 0, "content": text,
+                              "content_chars": len(text) if text is not None else None,
+                              "n_tool_calls": 0, "n_images": 0,
+                              "extra": extra_json({"$messages_type": _json_kind(messages)})})
         return None, False
 
     finish_args: Any = None
@@ -705,6 +736,19 @@ def pair_tool_results(rows: RecordRows) -> None:
                 pending_by_id[row["call_id"]].append(row)
 
 
+def _json_kind(value: Any) -> str:
+    """The JSON type of a decoded value: object, array, string, number, boolean, null."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "null" if value is None else "number"
+
+
 def leftovers(obj: dict[str, Any], mapped: frozenset[str]) -> dict[str, Any]:
     """The keys of obj no column maps, with their values as written."""
     if mapped.issuperset(obj):  # the usual case, tested in C: no dict to build
@@ -731,9 +775,10 @@ def call_leftovers(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def unread_blocks(content: Any) -> list[dict[str, Any]]:
-    """The blocks of a list content that content_parts reads nothing from (unknown block
-    types such as tool_result or document, non-object items, image blocks without data),
-    as {"block_idx", "block"}, so their text stays queryable in messages.extra."""
+    """The blocks of a list content that are neither text blocks nor image blocks with data
+    (unknown block types such as tool_result, input_text or document, non-object items,
+    image blocks without data), as {"block_idx", "block"}: kept whole in messages.extra, so
+    their type and every field stay queryable (the text they carry is in content too)."""
     if not isinstance(content, list):
         return []
     out: list[dict[str, Any]] = []

@@ -168,7 +168,7 @@ def decode_line(raw: bytes, line_no: int) -> list[Line]:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
         obj = None
-    if isinstance(obj, dict):
+    if isinstance(obj, dict) and not _holds_big_float(obj):
         return [Line(line_no, 0, obj, None, None, None)]
     raw = _without_line_ending(raw)
     if not raw.strip():
@@ -177,6 +177,10 @@ def decode_line(raw: bytes, line_no: int) -> list[Line]:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         return _decode_damaged(raw, line_no, str(exc))
+    if isinstance(obj, dict) and _holds_big_float(obj):
+        return _decode_damaged(raw, line_no, "integer beyond 64 bits")
+    if isinstance(obj, dict):
+        return [Line(line_no, 0, obj, None, None, None)]
     return [Line(line_no, 0, None, "error", f"not a JSON object ({_json_type(obj)})",
                  excerpt_of(raw))]
 
@@ -188,6 +192,32 @@ def _without_line_ending(raw: bytes) -> bytes:
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     return raw
+
+
+# orjson turns an integer literal beyond 64 bits (20+ digits, e.g. a subject_id of
+# 18446744073709551617) into the nearest float, losing its digits. Such a float is at least
+# 2**63 in magnitude; a record holding one is decoded again by the stdlib, which keeps
+# every integer exact. Looked for where normalize reads numbers: the record's fields and
+# one level inside them (a label's items, an object's values), not inside the trajectory,
+# so the common line costs a glance at its few fields.
+BIG_FLOAT = float(2**63)
+NOT_SCANNED = frozenset({"messages"})
+
+
+def _holds_big_float(obj: dict[str, Any]) -> bool:
+    for key, value in obj.items():
+        if isinstance(value, float):
+            if abs(value) >= BIG_FLOAT:
+                return True
+        elif key in NOT_SCANNED:
+            continue
+        elif isinstance(value, list):
+            if any(isinstance(v, float) and abs(v) >= BIG_FLOAT for v in value):
+                return True
+        elif isinstance(value, dict):
+            if any(isinstance(v, float) and abs(v) >= BIG_FLOAT for v in value.values()):
+                return True
+    return False
 
 
 def _decode_damaged(raw: bytes, line_no: int, orjson_error: str) -> list[Line]:

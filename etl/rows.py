@@ -5,6 +5,7 @@ Not on the staging path: a change here parses nothing again (etl/schema.py ROW_M
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 import duckdb
@@ -23,8 +24,12 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str,
     con.register("_etl_batch", pa.Table.from_pydict(data, schema=schema))
     try:
         con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _etl_batch")
-    finally:
-        con.unregister("_etl_batch")
+    except duckdb.Error:
+        # in an aborted transaction unregister fails too: keep the error that says why
+        with suppress(duckdb.Error):
+            con.unregister("_etl_batch")
+        raise
+    con.unregister("_etl_batch")
 
 
 def runs_to_recompute(con: duckdb.DuckDBPyConnection) -> None:

@@ -125,8 +125,10 @@ def code_fingerprint() -> str:
     only when it was built under the same fingerprint."""
     modules = [path for package in ("", "pipeline", "extract")
                for path in sorted((PACKAGE_DIR / package).glob("*.py"))]
+    # the redaction rules too: the same tree under other rules is another database
+    redact_sql = sorted((SQL_DIR / "redact").glob("*.sql"))
     return fingerprint([*schema_files(), *view_files(), *LOAD_SQL_DIR.glob("*.sql"),
-                        *modules, *row_input_files()])
+                        *redact_sql, *modules, *row_input_files()])
 
 
 def parser_fingerprint() -> str:

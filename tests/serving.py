@@ -4,9 +4,11 @@ small HTTP helpers that read it the way a browser or curl would."""
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,12 +27,24 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+_APPS: dict[str, object] = {}
+
+
+def server_app(base: str) -> object:
+    """The app of a server running_server started (its state holds the live warehouse and
+    the SQL gate)."""
+    return _APPS[base]
+
+
 @contextmanager
-def running_server(db: Path, resources: dict | None = None) -> Iterator[str]:
+def running_server(db: Path, resources: dict | None = None, **app_options: object
+                   ) -> Iterator[str]:
     """The explorer over db at http://127.0.0.1:<free port>; stopped on exit. resources: the
     bounds of its DuckDB connection (as etl serve passes them); then no other connection of
-    this process may open db with other settings while it runs."""
-    config = uvicorn.Config(create_app(db, resources), host="127.0.0.1", port=free_port(),
+    this process may open db with other settings while it runs. app_options: passed to
+    create_app (gate_limits, allowed_hosts)."""
+    app = create_app(db, resources, **app_options)
+    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(),
                             log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -40,9 +54,12 @@ def running_server(db: Path, resources: dict | None = None) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
         time.sleep(0.05)
+    base = f"http://127.0.0.1:{config.port}"
+    _APPS[base] = app
     try:
-        yield f"http://127.0.0.1:{config.port}"
+        yield base
     finally:
+        _APPS.pop(base, None)
         server.should_exit = True
         thread.join(10)
 
@@ -81,3 +98,33 @@ def chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
+
+
+def wait_for_server(base: str, proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Wait until the `etl serve` child process at base answers (or fail with its stderr)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"etl serve exited: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            with urllib.request.urlopen(base + "/static/app.js", timeout=5):
+                return
+        except (urllib.error.URLError, ConnectionError, OSError):
+            time.sleep(0.1)
+    raise RuntimeError("etl serve did not start")
+
+
+def post_sql(base: str, sql: str, fmt: str = "html", headers: dict[str, str] | None = None,
+             timeout: float = 60) -> tuple[int, bytes]:
+    """(status, body) of the SQL page's form posted the way the browser posts it (same
+    origin), the result as HTML, JSON or CSV."""
+    data = urllib.parse.urlencode({"q": sql}).encode()
+    request = urllib.request.Request(
+        f"{base}/sql?format={fmt}", data=data, method="POST",
+        headers={"Origin": base, "Content-Type": "application/x-www-form-urlencoded",
+                 **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()

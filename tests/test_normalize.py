@@ -257,7 +257,9 @@ def test_oddly_shaped_records_load_what_they_can() -> None:
             "authors_text", "authors_text_fallback", "set_f1"]
         orjson.dumps(rows.results, option=orjson.OPT_NAIVE_UTC)  # all scalar, serializable
     o1, _ = normalize_record(shapes[0], line_no=1, rec_no=1)
-    assert o1 is not None and o1.problems and o1.results["n_messages"] == 0
+    # Its text is message 0 (readable in the trajectory viewer), and a problem says why.
+    assert o1 is not None and o1.problems and o1.results["n_messages"] == 1
+    assert o1.messages[0]["content"] == "not a list"
     o3, _ = normalize_record(shapes[2], line_no=1, rec_no=1)
     assert o3 is not None and len(o3.tool_calls) == 5
     assert [tc["arguments_valid"] for tc in o3.tool_calls] == [False] * 5

@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from tests.conftest import run_etl
-from tests.serving import get, running_server
+from tests.serving import get, post_sql, running_server
 from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
@@ -135,8 +135,7 @@ def test_every_page_answers_in_three_formats(server: str, demo_db: Path) -> None
              "/heatmap?benchmark=ehr_bench&mode=oneshot",
              f"/questions?{urlencode({'run': run['run_id'], 'task': run['task']})}",
              "/lineage", f"/lineage/diff?{urlencode({'archived': archived['archived_run_id']})}",
-             "/rejects", "/compare?benchmark=ehr_bench&mode=agentic&a=claude_opus_4_6&b=kimi_k2_5",
-             "/sql?q=SELECT+1+AS+one"]
+             "/rejects", "/compare?benchmark=ehr_bench&mode=agentic&a=claude_opus_4_6&b=kimi_k2_5"]
     for path in pages:
         joiner = "&" if "?" in path else "?"
         status, headers, body = get(server + path)
@@ -147,6 +146,10 @@ def test_every_page_answers_in_three_formats(server: str, demo_db: Path) -> None
         assert b"<script>" not in body and b"style=" not in body
         assert get(server + path + joiner + "format=json")[0] == 200, path
         assert get(server + path + joiner + "format=csv")[0] == 200, path
+    # The SQL page runs a query posted from it, in the same three formats.
+    for fmt in ("html", "json", "csv"):
+        status, body = post_sql(server, "SELECT 1 AS one", fmt)
+        assert status == 200 and b"one" in body, fmt
 
 
 def test_rejects_page_lists_every_reject(server: str, demo_db: Path) -> None:
@@ -158,15 +161,19 @@ def test_rejects_page_lists_every_reject(server: str, demo_db: Path) -> None:
 
 
 def test_sql_box_uses_the_gate_of_etl_query(server: str, demo_db: Path) -> None:
-    data = json.loads(get(f"{server}/sql?{urlencode({'q': 'SELECT 6 * 7 AS answer'})}"
-                          "&format=json")[2])
+    data = json.loads(post_sql(server, "SELECT 6 * 7 AS answer", "json")[1])
     assert data["tables"]["statement_1"] == [{"answer": 42}]
-    for sql in ("COPY results TO 'x.csv'", "SELECT * FROM read_csv('/etc/passwd')",
-                "ATTACH 'other.duckdb'", "SET threads = 1", "CREATE TABLE t AS SELECT 1"):
-        status, _, body = get(f"{server}/sql?{urlencode({'q': sql})}&format=json")
+    for sql in ("COPY results TO 'x.csv'", "ATTACH 'other.duckdb'", "SET threads = 1",
+                "CREATE TABLE t AS SELECT 1"):
+        status, body = post_sql(server, sql, "json")
         cli = run_etl("query", "--db", str(demo_db), sql, check=False)
         assert status == 400 and cli.returncode == 2, sql
         assert json.loads(body)["error"] == cli.stderr.strip().removeprefix("etl query: ")
+    # Reading a file is refused by both (the page before DuckDB is asked).
+    sql = "SELECT * FROM read_csv('/etc/passwd')"
+    status, body = post_sql(server, sql, "json")
+    assert status == 400 and json.loads(body)["error"].startswith("refused")
+    assert run_etl("query", "--db", str(demo_db), sql, check=False).returncode == 2
 
 
 def test_follows_an_ingest_that_renames_a_new_file_over_the_db(demo_db: Path,

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.conftest import run_etl
-from tests.serving import get, running_server
+from tests.serving import get, post_sql, running_server
 from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
@@ -40,32 +40,56 @@ def _link(html: str, cls: str) -> str | None:
     return match.group(1).replace("&amp;", "&") if match else None
 
 
-def test_a_long_table_is_drawn_200_rows_a_page_with_links(server: str) -> None:
-    sql = "SELECT n FROM range(450) AS t(n) ORDER BY n"
-    first = get(f"{server}/sql?{urlencode({'q': sql})}")[2].decode()
-    assert [int(n) for n in ROW_RE.findall(first)] == list(range(200))
+@pytest.fixture(scope="module")
+def long_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """(server, run_id) of a warehouse whose one run answers 450 questions."""
+    from tests.wide_tree import write_wide_tree
+
+    base = tmp_path_factory.mktemp("long")
+    write_wide_tree(base / "tree", n_runs=1, n_questions=450)
+    run_etl("ingest", str(base / "tree"), "--db", str(base / "w.duckdb"), "--quiet")
+    with running_server(base / "w.duckdb") as server:
+        yield server, "ehr_bench/oneshot/full1800/model_00000"
+
+
+QID_RE = re.compile(r'<tr><td><a href="/question[^"]*">([^<]+)</a>')
+
+
+def test_a_long_table_is_drawn_200_rows_a_page_with_links(long_run: tuple[str, str]) -> None:
+    server, run = long_run
+    page = f"{server}/questions?{urlencode({'run': run})}"
+    every = [r["qid"] for r in json.loads(get(page + "&format=json")[2])["tables"]["questions"]]
+    assert len(every) == 450
+    first = get(page)[2].decode()
+    assert QID_RE.findall(first) == every[:200]
     assert "Rows 1–200 of 450" in first and _link(first, "prev-rows") is None
     second_url = _link(first, "next-rows")
-    assert second_url is not None and "start_statement_1=200" in second_url
+    assert second_url is not None and "start_questions=200" in second_url
     second = get(server + second_url)[2].decode()
-    assert [int(n) for n in ROW_RE.findall(second)] == list(range(200, 400))
+    assert QID_RE.findall(second) == every[200:400]
     third = get(server + _link(second, "next-rows"))[2].decode()
-    assert [int(n) for n in ROW_RE.findall(third)] == list(range(400, 450))
+    assert QID_RE.findall(third) == every[400:]
     assert _link(third, "next-rows") is None and "Rows 401–450 of 450" in third
-    assert "start_statement_1=200" in _link(third, "prev-rows")
+    assert "start_questions=200" in _link(third, "prev-rows")
     # Past the end: the last page; not a number: the first. JSON and CSV hold every row.
-    past = get(f"{server}/sql?{urlencode({'q': sql, 'start_statement_1': 9999})}")[2].decode()
-    assert [int(n) for n in ROW_RE.findall(past)] == list(range(400, 450))
-    junk = get(f"{server}/sql?{urlencode({'q': sql, 'start_statement_1': 'x'})}")[2].decode()
-    assert [int(n) for n in ROW_RE.findall(junk)] == list(range(200))
-    data = json.loads(get(f"{server}/sql?{urlencode({'q': sql, 'format': 'json'})}")[2])
+    past = get(f"{page}&start_questions=9999")[2].decode()
+    assert QID_RE.findall(past) == every[400:]
+    junk = get(f"{page}&start_questions=x")[2].decode()
+    assert QID_RE.findall(junk) == every[:200]
+    csv_body = get(page + "&format=csv")[2].decode()
+    assert len(csv_body.splitlines()) == 451
+
+
+def test_a_query_result_is_drawn_whole_and_a_short_table_has_no_pager(server: str) -> None:
+    # A result of the SQL page is a POST: every fetched row is drawn (no GET links to page).
+    sql = "SELECT n FROM range(450) AS t(n) ORDER BY n"
+    page = post_sql(server, sql)[1].decode()
+    assert [int(n) for n in ROW_RE.findall(page)] == list(range(450))
+    assert "next-rows" not in page
+    data = json.loads(post_sql(server, sql, "json")[1])
     assert [r["n"] for r in data["tables"]["statement_1"]] == list(range(450))
-    csv_body = get(f"{server}/sql?{urlencode({'q': sql, 'format': 'csv'})}")[2].decode()
-    assert csv_body.split() == ["n", *map(str, range(450))]
-
-
-def test_a_short_table_has_no_pager(server: str) -> None:
-    page = get(f"{server}/sql?{urlencode({'q': 'SELECT n FROM range(200) AS t(n)'})}")[2]
+    assert post_sql(server, sql, "csv")[1].decode().split() == ["n", *map(str, range(450))]
+    page = post_sql(server, "SELECT n FROM range(200) AS t(n)")[1]
     assert len(ROW_RE.findall(page.decode())) == 200 and b"next-rows" not in page
 
 
@@ -100,21 +124,30 @@ def test_the_connection_bounds_hold_and_the_sql_page_still_refuses(demo_db: Path
         sql = ("SELECT current_setting('memory_limit') AS memory, "
                "current_setting('threads') AS threads, "
                "(SELECT count(*) FROM duckdb_tables() WHERE temporary) AS temp_tables")
-        data = json.loads(get(f"{base}/sql?{urlencode({'q': sql})}&format=json")[2])
-        (row,) = data["tables"]["statement_1"]
+        # The SQL page runs in a process of its own: it does not show settings, and the
+        # server's connection (and its score copies) are not its.
+        status, body = post_sql(base, sql, "json")
+        assert status == 400 and "settings" in json.loads(body)["error"]
+        data = json.loads(post_sql(base, "SELECT count(*) AS temp_tables FROM duckdb_tables() "
+                                         "WHERE temporary", "json")[1])
+        assert data["tables"]["statement_1"] == [{"temp_tables": 0}]
+        from tests.serving import server_app
+
+        live = server_app(base).state.live
+        with live.use() as wh:
+            memory, threads = wh.con.execute("SELECT current_setting('memory_limit'), "
+                                             "current_setting('threads')").fetchone()
         # 200 MB = 200,000,000 bytes, which DuckDB shows in MiB.
-        assert row["memory"] == f"{200e6 / 2**20:.1f} MiB" and row["threads"] == 1
-        assert row["temp_tables"] == 0  # the server's score copies stay its own
+        assert memory == f"{200e6 / 2**20:.1f} MiB" and threads == 1
         for refused in ("SET memory_limit = '10GB'", "CREATE TABLE t AS SELECT 1"):
-            status, _, body = get(f"{base}/sql?{urlencode({'q': refused})}&format=json")
+            status, body = post_sql(base, refused, "json")
             assert status == 400 and json.loads(body)["error"].startswith("refused"), refused
         assert get(f"{base}/trajectory?" + urlencode(_some_result(base)))[0] == 200
 
 
 def _some_result(base: str) -> dict:
-    data = json.loads(get(f"{base}/sql?" + urlencode({
-        "q": "SELECT run_id, qid, run_index FROM results ORDER BY ALL LIMIT 1",
-        "format": "json"}))[2])
+    data = json.loads(post_sql(base, "SELECT run_id, qid, run_index FROM results "
+                                     "ORDER BY ALL LIMIT 1", "json")[1])
     row = data["tables"]["statement_1"][0]
     return {"run": row["run_id"], "qid": row["qid"], "index": row["run_index"]}
 

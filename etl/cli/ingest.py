@@ -19,6 +19,7 @@ import duckdb
 from etl.board_history import changes_since_last_ingest
 from etl.pipeline.errors import IngestError, Interrupted
 from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
+from etl.pipeline.load import LOAD_MEMORY_LIMIT
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
 
@@ -79,6 +80,15 @@ def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> Ingest
                           notify=_say_on_stderr)
 
 
+def check_memory_limit(value: str) -> str:
+    """A --memory-limit DuckDB understands, or a usage error naming what it wants."""
+    try:
+        duckdb.connect(config={"memory_limit": value}).close()
+    except duckdb.Error as exc:
+        raise click.BadParameter(f"{value!r}: {str(exc).splitlines()[0]}") from None
+    return value
+
+
 @click.command("ingest")
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
@@ -103,6 +113,11 @@ def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> Ingest
               help="The unterminated last line of a results file modified less than this "
                    "many seconds ago is in progress (a writer is still on it): not loaded, "
                    "not rejected, counted in files.n_in_progress. 0: judge it at once.")
+@click.option("--memory-limit", default=LOAD_MEMORY_LIMIT, show_default=True,
+              callback=lambda ctx, param, value: check_memory_limit(value),
+              help="DuckDB memory limit while the new database is built (e.g. 2GB); past "
+                   "it DuckDB spills to <db>.tmp-<pid>.tmp. The parse workers and Python "
+                   "are outside it (docs/SAFETY.md says what a whole ingest uses).")
 @click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the ingest's figures (the summary below, as numbers) to "
                    "this file as JSON.")
@@ -121,7 +136,8 @@ def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> Ingest
                    "since the last ingest.")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
-                   quiet: bool, in_progress_seconds: float, summary_json: Path | None,
+                   quiet: bool, in_progress_seconds: float, memory_limit: str,
+                   summary_json: Path | None,
                    watch_tree: bool, poll_seconds: float, settle_seconds: float,
                    max_ingests: int | None, stop_after_idle: float | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
@@ -157,7 +173,8 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
                                "replaced by hashes keyed with it.")
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
-                            in_progress_seconds=in_progress_seconds)
+                            in_progress_seconds=in_progress_seconds,
+                            memory_limit=memory_limit)
     if watch_tree and summary_json is not None:
         raise click.UsageError("--summary-json writes the figures of one ingest; it does "
                                "not go with --watch.")

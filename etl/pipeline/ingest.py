@@ -44,6 +44,7 @@ from etl.pipeline.interrupts import (
     stop_if_ctrl_c,
 )
 from etl.pipeline.load import (
+    LOAD_MEMORY_LIMIT,
     LoadPlan,
     build_database,
     connect_new,
@@ -60,6 +61,8 @@ from etl.pipeline.publish import (
     publish,
     published_stat,
     temp_path_for,
+    writable_directory,
+    written_through,
 )
 from etl.pipeline.workers import StageProgress, stage_files
 from etl.redact import prepare_redaction
@@ -81,6 +84,7 @@ class IngestOptions:
     # The quiet period: the unterminated last line of a results file modified less than this
     # long ago is in progress, not damage (etl/pipeline/segments.py).
     in_progress_seconds: float = DEFAULT_QUIET_SECONDS
+    memory_limit: str = LOAD_MEMORY_LIMIT  # DuckDB's, while the new database is built
 
     def content_options(self) -> dict[str, Any]:
         """The options that change what the database contains."""
@@ -204,12 +208,13 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
     database is then untouched."""
     options = options or IngestOptions()
     started = time.perf_counter()
-    root, db = Path(root), Path(db)
+    root, given = Path(root), Path(db)
+    db = written_through(given)  # a symlinked --db: its target is built, the link stays
     if not root.is_dir():
         raise IngestFailed(f"results root {root} is not a directory")
     check_replaceable(db)  # before the lock file and the cache appear beside it
-    db.parent.mkdir(parents=True, exist_ok=True)
-    summary = IngestSummary(db=db)
+    writable_directory(db)
+    summary = IngestSummary(db=given)
     layout_warning = root_layout_warning(root)
     if layout_warning:
         summary.warnings.append(layout_warning)
@@ -382,7 +387,7 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
     if not load_plan.full:
         copy_published(run.db, temp)
         crash_point("copied")
-    con = connect_new(temp)
+    con = connect_new(temp, memory_limit=run.options.memory_limit)
     try:
         ingest_row["finished_at"] = None
         redactions = (prepare_redaction(con, run.options.redact_key)

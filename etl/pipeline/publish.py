@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from etl.pipeline.cache import alive, cache_root_for, read_index
-from etl.pipeline.errors import IngestLocked, NotAWarehouse
+from etl.pipeline.errors import IngestFailed, IngestLocked, NotAWarehouse
 
 # The first bytes of every DuckDB database file: 8 bytes of checksum, then this magic.
 DUCKDB_MAGIC_OFFSET, DUCKDB_MAGIC = 8, b"DUCK"
@@ -68,6 +68,35 @@ def check_replaceable(target: Path) -> None:
                             f"{MARKER_TABLE} table); refusing to replace it")
 
 
+def written_through(db: Path) -> Path:
+    """The file an ingest of --db builds and replaces: db itself, or when db is a symlink
+    its final target, so the link stays a link and the file it points to gets the new
+    database (renamed over it atomically, beside it). A link that loops is left to
+    check_replaceable, which refuses it as not a regular file."""
+    if not db.is_symlink():
+        return db
+    try:
+        return Path(os.path.realpath(db, strict=False))
+    except OSError:
+        return db
+
+
+def writable_directory(target: Path) -> None:
+    """Refuse, in one line, a --db whose directory cannot be written: the new database, its
+    lock and its parse cache are all made beside it."""
+    directory = target.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".{target.name}.probe-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise IngestFailed(
+            f"cannot write in {directory} ({exc.strerror or exc}): the new database, its "
+            f"lock and its parse cache are made beside --db {target}; choose a --db in a "
+            "directory you can write") from None
+
+
 def published_stat(target: Path) -> list[int]:
     """What identifies the file an ingest published (size, mtime, inode): recorded in the
     parse cache index, so the next ingest knows the file is still the one it wrote without
@@ -93,11 +122,15 @@ def temp_path_for(target: Path) -> Path:
 
 
 def clean_stale_temps(target: Path) -> None:
-    """Remove temporary files left by killed ingests (their process is gone)."""
+    """Remove temporary files left by killed ingests (their process is gone): the new
+    database, its WAL, and the directory DuckDB spilled to (<db>.tmp-<pid>.tmp)."""
     for path in target.parent.glob(f"{target.name}.tmp-*"):
         pid_text = path.name.rsplit("-", 1)[-1].split(".")[0]
         if pid_text.isdigit() and not alive(int(pid_text)):
-            path.unlink(missing_ok=True)
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Protocol
 
+from etl.lifeline import die_with_parent
 from etl.pipeline.emitter import StageResult
 from etl.pipeline.interrupts import children_ignore_ctrl_c, ctrl_c_pressed
 from etl.pipeline.plan import FilePlan
@@ -47,8 +48,11 @@ def stage_files(todo: list[FilePlan], cache_root: Path, parser: str, ingest_id: 
                 if progress is not None:
                     progress.advance(plan.bytes_to_read())
             return results
+        # Workers die with the ingest: SIGKILL of this process (or the OOM killer) must not
+        # leave them parsing for nobody (etl/lifeline.py).
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
-                                   mp_context=get_context("spawn"))
+                                   mp_context=get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
         try:
             # Workers are started by submit: inside children_ignore_ctrl_c they are born
             # ignoring SIGINT.

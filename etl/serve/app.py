@@ -20,20 +20,22 @@ import binascii
 import csv
 import io
 import math
-from collections.abc import AsyncIterator, Callable
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
+import anyio
+import anyio.to_thread
 import duckdb
 import orjson
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
@@ -44,15 +46,18 @@ from etl.board_history import change_lines
 from etl.charts import comparison_chart, leaderboard_chart, shorten
 from etl.comparison import detectability
 from etl.glossary import board_marks, mixed_scorers_note, scorer_description, scorer_name
-from etl.query import QueryFailed, QueryRefused, run_statements
+from etl.query import QueryRefused
 from etl.search import ROLES, SearchError, SearchQuery, highlight
+from etl.serve.gate import GateAnswer, GateLimits, SqlGate
 from etl.serve.live import LiveWarehouse, ServeWarehouse, out_of_memory_message
 from etl.serve.steps import align_steps, answer_items
 
 HERE = Path(__file__).parent
 PAGE_CHARS = 10_000  # one page of a long message or tool result
 COLLAPSE_CHARS = 1_500  # longer texts start collapsed
-SQL_MAX_ROWS = 1_000
+SQL_MAX_ROWS = GateLimits.max_rows
+SQL_MAX_BYTES = GateLimits.max_bytes
+MAX_SQL_BYTES = 1 << 20  # the text of one posted query
 # Rows of a table drawn per HTML page; ?start_<table>=N shows the rows from N, with links to
 # the previous and next pages (JSON and CSV always hold every row). Bounds the drawing work
 # of a request: 200 rows of a comparison take about 20 ms to draw.
@@ -66,7 +71,9 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self';
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: under no-referrer a browser posts a form with
+    # "Origin: null", and the SQL page checks the origin of what is posted to it.
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
 }
 
@@ -241,23 +248,58 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+# A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV
+# Injection"): such a text cell gets a leading single quote, which the spreadsheet shows as
+# text. Numbers are written as numbers (a negative one is not a formula).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a CSV cell: None empty, a text that a spreadsheet would take for a formula
+    neutralised, anything else as is."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv(table: Table) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.columns)
+    # CRLF ends a row (RFC 4180): the writer then quotes every cell holding a CR or an LF,
+    # which with a bare LF it left unquoted for CR (a reader splits the row there).
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([csv_cell(c) for c in table.columns])
     for row in table.rows:
-        writer.writerow(["" if row.get(c) is None else row.get(c) for c in table.columns])
+        writer.writerow([csv_cell(row.get(c)) for c in table.columns])
     return out.getvalue()
 
 
-def _int(request: Request, name: str, default: int | None = None) -> int | None:
-    raw = request.query_params.get(name)
+class BadRequest(Exception):
+    """A parameter the page cannot use (answered 400, with every security header)."""
+
+
+# The largest number a page parameter may hold: a row offset or a page number of any
+# warehouse fits, and DuckDB binds it as a BIGINT.
+MAX_PARAMETER = 10**15
+
+
+def parse_count(raw: str | None, name: str) -> int | None:
+    """A page parameter that counts (a row offset, a page, an index): ASCII digits only, at
+    most MAX_PARAMETER; None when absent or empty. Raises BadRequest otherwise."""
     if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise NotFound(f"{name} must be an integer, not {raw!r}") from None
+        return None
+    text = raw.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 16 or int(text) > MAX_PARAMETER:
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise BadRequest(f"{name} must be a whole number from 0 to {MAX_PARAMETER}, "
+                         f"not {shown!r}")
+    return int(text)
+
+
+def _int(request: Request, name: str, default: int | None = None) -> int | None:
+    value = parse_count(request.query_params.get(name), name)
+    return default if value is None else value
 
 
 def _required(request: Request, *names: str) -> list[str]:
@@ -890,43 +932,94 @@ def page_rejects(wh: ServeWarehouse, request: Request) -> Page:
                  if more else None})
 
 
-def page_sql(wh: ServeWarehouse, request: Request) -> Page:
-    sql = request.query_params.get("q") or ""
-    context: dict[str, Any] = {"sql": sql, "error": None, "results": []}
+def sql_page(sql: str, answer: GateAnswer | None, note: str | None = None) -> Page:
+    """The SQL page: the box holding sql, and the results of running it (answer; None: not
+    run, e.g. a GET, which only fills the box)."""
+    context: dict[str, Any] = {"sql": sql, "error": None, "results": [], "note": note,
+                               "max_rows": SQL_MAX_ROWS}
     tables: dict[str, Table] = {}
     status = 200
-    if sql.strip():
-        try:
-            # The one read-only gate of `etl query`: its allow-list, on a fresh connection
-            # (a cursor) to the server's read-only, locked database, so the same settings,
-            # and none of the server connection's temp tables (serve_memo_tables.sql).
-            cursor = wh.con.cursor()
-            try:
-                results = run_statements(cursor, sql, max_rows=SQL_MAX_ROWS)
-            finally:
-                cursor.close()
-        except (QueryRefused, QueryFailed) as error:
-            context["error"] = str(error)
-            status = 400
-        else:
-            for n, result in enumerate(results):
-                rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
-                table = Table(result.columns, rows)
-                if result.truncated:
-                    table.note = f"showing the first {SQL_MAX_ROWS} rows; more exist"
-                tables[f"statement_{n + 1}"] = table
-            context["results"] = results
-    return Page("sql.html", "SQL", [HOME, ("SQL", url("/sql", q=sql))], tables, context,
+    if answer is not None and answer.error is not None:
+        context["error"] = answer.error
+        status = answer.status
+    elif answer is not None:
+        for n, result in enumerate(answer.results):
+            rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+            table = Table(result.columns, rows)
+            # Every fetched row on the page: a result is not paged by links (they would be
+            # GETs, which do not run queries).
+            table.html_rows = None
+            if result.truncated:
+                table.note = (f"showing the first {len(rows)} rows; more exist (the SQL page "
+                              f"stops at {SQL_MAX_ROWS} rows or {SQL_MAX_BYTES >> 20} MB of text "
+                              "per statement; `etl query` has no such limit)")
+            tables[f"statement_{n + 1}"] = table
+        context["results"] = answer.results
+    return Page("sql.html", "SQL", [HOME, ("SQL", "/sql")], tables, context,
                 {"sql": sql, "error": context["error"]}, status)
 
 
 # -- plumbing ----------------------------------------------------------------------------
-class SecurityHeaders(BaseHTTPMiddleware):
-    async def dispatch(self, request: Request, call_next: Callable) -> Response:
-        response = await call_next(request)
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        return response
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def host_of(header: str) -> str:
+    """The host name of a Host header (port and IPv6 brackets removed), lower-cased."""
+    host = header.strip().lower()
+    if host.startswith("["):  # [::1]:8765
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class Guard:
+    """ASGI middleware, outermost: every response carries the security headers (errors and
+    500s included), and a request whose Host header is not one of allowed_hosts is answered
+    400 before anything runs, so a DNS-rebinding page (a name of the attacker's resolved to
+    127.0.0.1) gets nothing."""
+
+    def __init__(self, app: Any, allowed_hosts: frozenset[str]) -> None:
+        self.app = app
+        self.allowed_hosts = allowed_hosts
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *[(k, v) for k, v in extra
+                                                    if k not in present]]}
+            await send(message)
+
+        headers = dict(scope.get("headers") or [])
+        host = host_of(headers.get(b"host", b"").decode("latin-1"))
+        if host not in self.allowed_hosts:
+            response = Response(f"unknown host {host!r}: this server answers to "
+                                f"{', '.join(sorted(self.allowed_hosts))} (etl serve "
+                                "--allow-host adds a name)\n", status_code=400,
+                                media_type="text/plain")
+            await response(scope, receive, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+
+def same_origin(request: Request) -> bool:
+    """True when a POST comes from a page of this server, or from a client that is not a
+    browser. A browser says where a request comes from: Sec-Fetch-Site (every current
+    browser) and Origin (every POST); a request carrying neither (curl, a script) is not
+    made by a web page."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}".lower()
+    return origin.lower() == own
 
 
 def render(env: Environment, page: Page, request: Request) -> Response:
@@ -951,24 +1044,37 @@ def render(env: Environment, page: Page, request: Request) -> Response:
     formats = {"json": url(request.url.path, **{**request.query_params, "format": "json"})}
     if page.tables:
         formats["csv"] = url(request.url.path, **{**request.query_params, "format": "csv"})
+    if request.method != "GET":  # links are GETs: a posted query offers its own buttons
+        formats = {}
     for name, table in page.tables.items():
         param = f"start_{name}"
         raw = request.query_params.get(param, "0")
-        table.paginate(int(raw) if raw.isdigit() else 0,
-                       lambda n, param=param: url(request.url.path,
-                                                  **{**request.query_params, param: n}))
+        # Not a number: the first page (a link cut short should still show something).
+        start = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 16 else 0
+        table.paginate(start, lambda n, param=param: url(request.url.path,
+                                                         **{**request.query_params, param: n}))
     html = env.get_template(page.template).render(page=page, formats=formats, **page.context)
     return HTMLResponse(html, status_code=page.status)
 
 
-def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> Starlette:
+def error_page(status: int, title: str, message: str) -> Page:
+    return Page("error.html", title, [HOME], {}, {"message": message}, {"error": message},
+                status)
+
+
+def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
+               allowed_hosts: Iterable[str] = (), gate_limits: GateLimits | None = None
+               ) -> Starlette:
     """The explorer over the warehouse at db_path (opened read-only, reopened when replaced).
 
     resources: bounds of the server's DuckDB connection (etl serve passes its --memory-limit
     and --threads); None keeps DuckDB's defaults, so that other read-only connections of the
-    same process (tests, notebooks) can open the same file."""
+    same process (tests, notebooks) can open the same file. allowed_hosts: names the server
+    answers to besides the loopback ones (etl serve passes its --host and --allow-host).
+    gate_limits: the bounds of a query of the SQL page (etl/serve/gate.py)."""
     db = Path(db_path)
     live = LiveWarehouse(db, resources)
+    gate = SqlGate(db, gate_limits)
     env = make_env()
 
     def endpoint(handler: Callable[..., Page]) -> Callable:
@@ -977,17 +1083,56 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
                 with live.use() as wh:
                     page = handler(wh, request)
             except NotFound as missing:
-                page = Page("error.html", "Not found", [HOME], {}, {"message": str(missing)},
-                            {"error": str(missing)}, 404)
+                page = error_page(404, "Not found", str(missing))
+            except BadRequest as bad:
+                page = error_page(400, "Bad request", str(bad))
             except duckdb.OutOfMemoryException as error:
-                message = out_of_memory_message(error, resources)
-                page = Page("error.html", "Out of memory", [HOME], {}, {"message": message},
-                            {"error": message}, 503)
+                page = error_page(503, "Out of memory", out_of_memory_message(error, resources))
             except (QueryRefused, FileNotFoundError) as error:
-                page = Page("error.html", "Warehouse unavailable", [HOME], {},
-                            {"message": str(error)}, {"error": str(error)}, 503)
+                page = error_page(503, "Warehouse unavailable", str(error))
+            except duckdb.Error as error:  # e.g. --db names a DuckDB file of another tool
+                page = error_page(503, "Warehouse unavailable",
+                                  f"the database cannot be read as a warehouse of this tool: "
+                                  f"{type(error).__name__}: {str(error).splitlines()[0]}")
             return render(env, page, request)
         return run
+
+    async def sql_endpoint(request: Request) -> Response:
+        """GET fills the box (from ?q=) without running; POST runs the box's SQL, when it
+        comes from this server's own page."""
+        if request.method == "GET":
+            sql = request.query_params.get("q") or ""
+            note = "Press Run to run this query." if sql.strip() else None
+            return render(env, sql_page(sql, None, note), request)
+        if not same_origin(request):
+            return render(env, error_page(403, "Refused", "a query of the SQL page must come "
+                                          "from the SQL page of this server"), request)
+        body = await request.body()
+        if len(body) > MAX_SQL_BYTES:
+            return render(env, error_page(413, "Too long", f"the SQL page takes at most "
+                                          f"{MAX_SQL_BYTES >> 10} kB of SQL"), request)
+        # The form's one field (application/x-www-form-urlencoded, as the page posts it).
+        sql = (parse_qs(body.decode("utf-8", "replace")).get("q") or [""])[0]
+        if not sql.strip():
+            return render(env, sql_page(sql, None), request)
+        client_gone = threading.Event()
+        finished = anyio.Event()
+
+        async def watch_client() -> None:
+            while not finished.is_set():
+                if await request.is_disconnected():
+                    client_gone.set()
+                    return
+                with anyio.move_on_after(0.1):
+                    await finished.wait()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch_client)
+            try:
+                answer = await anyio.to_thread.run_sync(gate.run, sql, client_gone)
+            finally:
+                finished.set()
+        return render(env, sql_page(sql, answer), request)
 
     def image(request: Request) -> Response:
         try:
@@ -998,6 +1143,8 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
                 rows = wh.serve_rows("image", **key)
         except NotFound as missing:
             return Response(str(missing), status_code=404, media_type="text/plain")
+        except BadRequest as bad:
+            return Response(str(bad), status_code=400, media_type="text/plain")
         if not rows or rows[0]["data"] is None or rows[0]["media_type"] not in IMAGE_TYPES:
             return Response("no kept image here", status_code=404, media_type="text/plain")
         data = rows[0]["data"]
@@ -1011,6 +1158,11 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
         return Response(raw, media_type=rows[0]["media_type"])
 
     from etl.serve.paper import page_paper  # its module imports this one
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # The outermost handler answers here: the Guard adds the security headers.
+        return Response("internal error; the server's log says more\n", status_code=500,
+                        media_type="text/plain", headers=SECURITY_HEADERS)
 
     routes = [
         Route("/", endpoint(page_home)),
@@ -1027,16 +1179,19 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
         Route("/lineage", endpoint(page_lineage)),
         Route("/lineage/diff", endpoint(page_lineage_diff)),
         Route("/rejects", endpoint(page_rejects)),
-        Route("/sql", endpoint(page_sql)),
+        Route("/sql", sql_endpoint, methods=["GET", "POST"]),
         Route("/paper", endpoint(page_paper)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         yield
+        gate.close()
         live.close()
 
-    app = Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)],
-                    lifespan=lifespan)
+    hosts = LOOPBACK_HOSTS | {host_of(h) for h in allowed_hosts if h}
+    app = Starlette(routes=routes, middleware=[Middleware(Guard, allowed_hosts=hosts)],
+                    exception_handlers={500: server_error}, lifespan=lifespan)
     app.state.live = live
+    app.state.gate = gate
     return app

@@ -32,8 +32,16 @@ DEFAULT_RESOURCES: dict[str, Any] = {"memory_limit": "256MB", "threads": 1}
                    "memory; beyond it DuckDB evicts cached blocks or spills to <db>.tmp).")
 @click.option("--threads", default=DEFAULT_RESOURCES["threads"], show_default=True,
               type=click.IntRange(1, 256), help="DuckDB threads of the server's connection.")
-def serve_command(db_path: Path, host: str, port: int, memory_limit: str, threads: int
-                  ) -> None:
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Another name the server answers to (repeatable). Requests whose Host "
+                   "header names anything but localhost, 127.0.0.1, ::1, --host or these are "
+                   "refused (400), so a web page cannot reach the server through a DNS name "
+                   "of its own.")
+@click.option("--sql-timeout", default=10.0, show_default=True,
+              type=click.FloatRange(0.1, 3600),
+              help="Seconds a query of the SQL page may run before it is stopped.")
+def serve_command(db_path: Path, host: str, port: int, memory_limit: str, threads: int,
+                  allow_hosts: tuple[str, ...], sql_timeout: float) -> None:
     """Browse the warehouse in a web browser: leaderboards, model x task heat maps,
     questions, trajectories, run comparisons, archive lineage, rejects and read-only SQL.
 
@@ -57,6 +65,7 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
 
     from etl.query import QueryRefused
     from etl.serve.app import create_app
+    from etl.serve.gate import GateLimits
     from etl.serve.live import out_of_memory_message
 
     if host != LOOPBACK:
@@ -65,11 +74,26 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
                err=True)
     resources = {"memory_limit": memory_limit, "threads": threads}
     try:
-        app = create_app(db_path, resources)
+        app = create_app(db_path, resources, allowed_hosts=(host, *allow_hosts),
+                         gate_limits=GateLimits(timeout_seconds=sql_timeout))
         # The board-wide views take seconds on a full warehouse: compute them before serving.
         app.state.live.warm()
+        app.state.gate.start()
     except duckdb.OutOfMemoryException as error:
         raise click.ClickException(out_of_memory_message(error, resources)) from None
     except QueryRefused as error:  # e.g. a --memory-limit DuckDB cannot parse
         raise click.ClickException(str(error)) from None
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    except duckdb.Error as error:  # a DuckDB file of another tool: no warehouse views
+        raise click.ClickException(
+            f"{db_path} is not a warehouse of this tool ({type(error).__name__}: "
+            f"{str(error).splitlines()[0]}); build one with `etl ingest ROOT --db FILE`"
+        ) from None
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Ctrl-C: a query of the SQL page stops now, so the request it serves ends and
+            # the server is not held until the query's time limit.
+            app.state.gate.stop_queries()
+            super().handle_exit(sig, frame)
+
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                          timeout_graceful_shutdown=5)).run()

@@ -3,5 +3,5 @@
 -- {table} and {select} are built from identifiers from schema/, never values from the data.
 INSERT INTO {table} BY NAME
 SELECT {select}
-FROM read_parquet($files, union_by_name = true) AS s
+FROM read_parquet($files) AS s
 SEMI JOIN load_keys AS k ON k.file_id = s.file_id AND k.rec_no = s.rec_no;

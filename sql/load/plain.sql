@@ -2,4 +2,4 @@
 -- {table} and {select} are built from identifiers from schema/, never values from the data.
 INSERT INTO {table} BY NAME
 SELECT {select}
-FROM read_parquet($files, union_by_name = true) AS s;
+FROM read_parquet($files) AS s;

@@ -9,5 +9,5 @@ SELECT s.run_id, s.qid, s.run_index, s.file_id, s.rec_no, s.filename AS part,
        row_number() OVER (PARTITION BY s.run_id, s.qid, s.run_index
                           ORDER BY f.copy_rank, f.path, s.rec_no DESC) AS pick,
        count(*) OVER (PARTITION BY s.run_id, s.qid, s.run_index) AS n_copies
-FROM read_parquet($files, union_by_name = true, filename = true) AS s
+FROM read_parquet($files, filename = true) AS s
 JOIN stage_files AS f ON f.file_id = s.file_id;

@@ -9,7 +9,7 @@ FROM (
         SELECT s.file_id,
                row_number() OVER (PARTITION BY s.run_id, s.scorer, s.qid, s.run_index
                                   ORDER BY f.path, s.rec_no DESC) AS pick
-        FROM read_parquet($files, union_by_name = true) AS s
+        FROM read_parquet($files) AS s
         JOIN stage_files AS f ON f.file_id = s.file_id
     )
     WHERE pick > 1
