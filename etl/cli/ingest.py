@@ -22,6 +22,9 @@ from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
 
+FORCE_HELP = ("Ingest ROOT even when it holds no benchmark directory (exit 6) or symlinks "
+              "whose targets are missing (exit 7); a warning says so.")
+
 
 class IngestCommandError(click.ClickException):
     """An IngestError as click shows it: the message, and the error type's exit status."""
@@ -103,6 +106,7 @@ def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> Ingest
               help="The unterminated last line of a results file modified less than this "
                    "many seconds ago is in progress (a writer is still on it): not loaded, "
                    "not rejected, counted in files.n_in_progress. 0: judge it at once.")
+@click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the ingest's figures (the summary below, as numbers) to "
                    "this file as JSON.")
@@ -121,7 +125,8 @@ def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> Ingest
                    "since the last ingest.")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
-                   quiet: bool, in_progress_seconds: float, summary_json: Path | None,
+                   quiet: bool, in_progress_seconds: float, force: bool,
+                   summary_json: Path | None,
                    watch_tree: bool, poll_seconds: float, settle_seconds: float,
                    max_ingests: int | None, stop_after_idle: float | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
@@ -143,6 +148,11 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
       3    another ingest of --db is running (gave up after --wait)
       4    --db is an existing file that is not a warehouse of this tool
       5    ROOT holds no results
+      6    ROOT is not a results root (no benchmark directory in it: one
+           level too high, or the repository); the message names the
+           directory to use. --force ingests it anyway
+      7    a symlink in ROOT points to a missing target; the message names
+           the runs it costs. --force ingests without them
       130  interrupted (Ctrl-C); the previous database is unchanged, the files
            parsed so far are reused by the next ingest (a Ctrl-C once the new
            file is being put in place waits for it, and says so)
@@ -157,14 +167,17 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
                                "replaced by hashes keyed with it.")
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
-                            in_progress_seconds=in_progress_seconds)
+                            in_progress_seconds=in_progress_seconds, force=force)
     if watch_tree and summary_json is not None:
         raise click.UsageError("--summary-json writes the figures of one ingest; it does "
                                "not go with --watch.")
     if watch_tree:
+        from etl.pipeline.ingest import check_root
         from etl.pipeline.watch import WatchOptions, watch
 
         with ingest_errors():
+            for warning in check_root(root, force):  # a wrong root: refused once, up front
+                click.echo(warning, err=True)
             watch(root, db, options, WatchOptions(
                 poll_seconds=poll_seconds, settle_seconds=settle_seconds,
                 max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=click.echo)
@@ -198,13 +211,14 @@ def _print_summary(summary: IngestSummary, edit: Callable[[str], str]) -> None:
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--max-rejects", type=int, default=20, show_default=True,
               help="How many rejects to list.")
-def check_command(root: Path, max_rejects: int) -> None:
+@click.option("--force", is_flag=True, help=FORCE_HELP)
+def check_command(root: Path, max_rejects: int, force: bool) -> None:
     """Report what ingesting ROOT would load and reject, without writing a database.
 
     Parses every file into a temporary directory that is removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="etl-check-") as tmp:
         db = Path(tmp) / "check.duckdb"
-        summary = _run(root, db, IngestOptions(), progress=sys.stderr.isatty())
+        summary = _run(root, db, IngestOptions(force=force), progress=sys.stderr.isatty())
         _print_summary(summary, lambda line: line.replace(f"ingested into {db}",
                                                           "would ingest"))
         con = duckdb.connect(str(db), read_only=True)
