@@ -38,8 +38,8 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
     questions, trajectories, run comparisons, archive lineage, rejects and read-only SQL.
 
     Every page has a shareable URL and is also served as JSON (?format=json) and, where it
-    is a table, CSV (?format=csv). Needs the serve extra:
-    pip install 'clinseek-warehouse[serve]'.
+    is a table, CSV (?format=csv). Needs the serve extra (`make ingest` installs it; in a
+    checkout: pip install -e '.[serve]').
 
     \b
     Example:
@@ -48,7 +48,8 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
     if importlib.util.find_spec("starlette") is None or importlib.util.find_spec(
             "uvicorn") is None:
         raise click.ClickException(
-            "etl serve needs the serve extra: pip install 'clinseek-warehouse[serve]'")
+            "etl serve needs the serve extra: `make ingest` installs it, or in the checkout "
+            "pip install -e '.[serve]'")
     if not db_path.is_file():
         raise click.ClickException(
             f"database not found: {db_path} (build it with `etl ingest ROOT --db {db_path}`)")
