@@ -59,9 +59,11 @@ ingest: $(RUN_STAMP)
 endif
 	$(BIN)/etl ingest $(ROOT) --db $(DB)
 
+# PYTEST_ARGS narrows the run (e.g. PYTEST_ARGS="tests/test_docs.py -x").
+PYTEST_ARGS ?=
 test: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests
@@ -99,7 +101,6 @@ bench-serve: $(RUN_STAMP)
 # Under build/ (ignored, removed by make clean) like every other generated file: a report in
 # the work tree would show up in `git status` and be committed by a careless `git add .`.
 report: ingest
-	mkdir -p build
 	$(BIN)/etl report --db $(DB) --out build/report.html
 
 clean:
