@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from etl.leaderboard import leaderboard_query
-from etl.query import open_read_only
+from etl.query import open_read_only, require_warehouse
 from etl.schema import query_text
 from etl.search import SearchQuery, SearchResult, run_search
 
@@ -67,6 +67,7 @@ class Warehouse:
         self.frames = "pandas" if frames == "auto" and pandas_available() else frames
         # resources: bounds of the connection (memory_limit, threads; see open_read_only).
         self.con = open_read_only(self.path, resources)
+        require_warehouse(self.con, self.path)
 
     # -- plumbing ---------------------------------------------------------------------
     def close(self) -> None:

@@ -1,8 +1,8 @@
 """The README's two commands, from a fresh clone in a temporary directory, as a new user (and
 CI) runs them: `make ingest` builds the warehouse of the demo tree into a `.venv` that holds
 what running needs and no test-only package, leaves nothing in the work tree that
-.gitignore does not name (no lock file, no report), and `make test` then adds the test stack
-to the same `.venv` and runs.
+.gitignore does not name (no lock file, no report), and `make test` would then add the test
+stack to the same `.venv` (`make -n`: CI's own `make test` in its clean clone runs it).
 
 The clone is of this checkout with its uncommitted changes laid over it (what a clone would
 be once they are committed). Installing needs the package registry: without one the test is
@@ -109,10 +109,13 @@ def test_make_ingest_then_make_test_from_a_fresh_clone(tmp_path: Path) -> None:
     assert _git("status", "--porcelain", "--untracked-files=all", cwd=clone) == uncommitted
     assert not list(clone.glob("*.lock")) + list(clone.glob("*/*.lock"))
 
-    # `make test` after `make ingest`: the test stack is added to the same .venv, and runs.
-    tested = _make(clone, "test", "PYTEST_ARGS=tests/test_docs.py -p no:cacheprovider")
-    assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-3000:]
-    assert "passed" in tested.stdout
-    installed = _installed(clone)
-    assert {"pytest", "hypothesis", "playwright", "pyspark", "ruff"} <= installed
-    assert RUN_PACKAGES <= installed
+    # `make test` after `make ingest` adds the test stack to the same .venv (one pip call),
+    # then runs ruff and pytest. Shown, not run: CI's own `make test` in its clean clone
+    # installs the same stack from nothing (minutes that this test does not spend twice).
+    plan = _make(clone, "-n", "test")
+    assert plan.returncode == 0, plan.stderr
+    assert "pip install" in plan.stdout and ".[serve,pandas,dev]" in plan.stdout, plan.stdout
+    assert "ruff check" in plan.stdout and "pytest" in plan.stdout, plan.stdout
+    # and a second `make ingest` installs nothing: what running needs is there
+    again = _make(clone, "-n", "ingest")
+    assert "pip install" not in again.stdout, again.stdout

@@ -18,7 +18,7 @@ import duckdb
 
 from etl.board_history import changes_since_last_ingest
 from etl.pipeline.errors import IngestError, Interrupted
-from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
+from etl.pipeline.ingest import SEE_REJECTS, IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
 
@@ -219,19 +219,29 @@ def check_command(root: Path, max_rejects: int, force: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="etl-check-") as tmp:
         db = Path(tmp) / "check.duckdb"
         summary = _run(root, db, IngestOptions(force=force), progress=sys.stderr.isatty())
-        _print_summary(summary, lambda line: line.replace(f"ingested into {db}",
-                                                          "would ingest"))
         con = duckdb.connect(str(db), read_only=True)
         try:
-            click.echo("\nruns:")
-            for run_id, n, expected in con.execute(query_text("check_runs")).fetchall():
-                exp = f" / {expected} expected" if expected else ""
-                click.echo(f"  {run_id}: {n} results{exp}")
-            rows = con.execute(query_text("check_rejects"), {"limit": max_rejects}).fetchall()
-            if rows:
-                click.echo("\nrejects:")
-                for path, line_no, severity, error in rows:
-                    where = f"{path}:{line_no}" if line_no else path
-                    click.echo(f"  {severity:8s} {where}: {error}")
+            runs = con.execute(query_text("check_runs")).fetchall()
+            rejects = con.execute(query_text("check_rejects"),
+                                  {"limit": max_rejects}).fetchall()
+            n_rejects = con.execute("SELECT count(*) FROM rejects").fetchall()[0][0]
         finally:
             con.close()
+    # The database is gone: the rejects are the ones listed here, not a table to look into.
+    where = ("" if not rejects else " (listed below)" if len(rejects) == n_rejects
+             else f" (the first {len(rejects)} below; --max-rejects for more)")
+
+    def edit(line: str) -> str:
+        return (line.replace(f"ingested into {db}", "would ingest")
+                .replace(f" {SEE_REJECTS}", where))
+
+    _print_summary(summary, edit)
+    click.echo("\nruns:")
+    for run_id, n, expected in runs:
+        exp = f" / {expected} expected" if expected else ""
+        click.echo(f"  {run_id}: {n} results{exp}")
+    if rejects:
+        click.echo("\nrejects:")
+        for path, line_no, severity, error in rejects:
+            where_in_file = f"{path}:{line_no}" if line_no else path
+            click.echo(f"  {severity:8s} {where_in_file}: {error}")

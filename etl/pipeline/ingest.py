@@ -108,6 +108,10 @@ class IngestOptions:
         return {"keep_images": self.keep_images, "redact": self.redact}
 
 
+# Where the summary sends a reader for the rejected lines (etl check lists them instead).
+SEE_REJECTS = "(see table rejects)"
+
+
 @dataclass
 class IngestSummary:
     db: Path
@@ -169,7 +173,7 @@ class IngestSummary:
             f"  runs     {self.n_runs}",
             f"  results  {self.n_results} (duplicate copies skipped: {self.n_duplicates})",
             f"  rejects  {self.n_rejected} errors, {self.n_repaired} repaired lines "
-            f"(see table rejects)" + self.in_progress_note(),
+            f"{SEE_REJECTS}" + self.in_progress_note(),
             "  rows     " + ", ".join(f"{t} {n}" for t, n in sorted(self.table_rows.items())
                                       if t not in ("results", "rejects")),
         ]

@@ -21,11 +21,10 @@ import duckdb
 
 from etl.pipeline.cache import alive, cache_root_for, read_index
 from etl.pipeline.errors import IngestLocked, NotAWarehouse
+from etl.schema import MARKER_TABLE, is_warehouse
 
 # The first bytes of every DuckDB database file: 8 bytes of checksum, then this magic.
 DUCKDB_MAGIC_OFFSET, DUCKDB_MAGIC = 8, b"DUCK"
-# The table every warehouse this tool builds carries (schema/00_core.sql): its marker.
-MARKER_TABLE, MARKER_COLUMN = "ingests", "tool_version"
 LOCK_POLL_SECONDS = 0.2  # how often a waiting ingest tries the lock again
 
 
@@ -59,10 +58,7 @@ def check_replaceable(target: Path) -> None:
                             f"it is a warehouse of this tool ({exc}); refusing to replace it"
                             ) from exc
     try:
-        found = con.execute(
-            "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
-            "AND table_name = ? AND column_name = ?", [MARKER_TABLE, MARKER_COLUMN]
-        ).fetchall()[0][0]
+        found = is_warehouse(con)
     finally:
         con.close()
     if not found:
