@@ -1,11 +1,20 @@
 # Every target builds the virtual environment it needs, so a fresh machine needs only python3.
+# Three layers, each with its own stamp: what running needs (make ingest, serve, report), the
+# test stack on top (make test, lint, fuzz) and the bench's peer (make bench). `make ingest`
+# installs nothing for tests; `make test` works from nothing and after `make ingest` alike.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
 ROOT   ?= demo/tree
 DB     ?= warehouse.duckdb
 SEED   ?= 7
+# What running needs beyond the package: the explorer (etl serve) and pandas (the notebook
+# API's DataFrames). The extras are defined in pyproject.toml.
+RUN_EXTRAS  := serve,pandas
+RUN_STAMP   := $(VENV)/.installed-run
+TEST_STAMP  := $(VENV)/.installed-test
+BENCH_STAMP := $(VENV)/.installed-bench
+MAKE_VENV   := test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 
 .PHONY: help venv ingest demo test lint bench bench-serve bench-width serve report clean fuzz \
 	wheel-check
@@ -13,26 +22,33 @@ SEED   ?= 7
 help:
 	@echo "make ingest            generate the demo tree (once) and ingest it into $(DB)"
 	@echo "make ingest ROOT=DIR DB=FILE   ingest any results tree"
-	@echo "make test              run the test suite"
+	@echo "make test              install the test stack and run the test suite"
+	@echo "make venv              the development environment (.venv with the test stack)"
 	@echo "make lint              ruff"
 	@echo "make bench             the ingest vs the parse floor and a naive load, on two tree shapes"
-	@echo "make report            write report.html from $(DB)"
+	@echo "make report            write build/report.html from $(DB)"
 	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20)"
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 	@echo "make serve             browse $(DB) at http://127.0.0.1:8765/ (etl serve)"
 	@echo "make bench-serve       page latencies of etl serve on a bench-scale warehouse"
 	@echo "make bench-width       ingest 100 runs on one board and 20,000 run directories"
 
-venv: $(STAMP)
+venv: $(TEST_STAMP)
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+$(RUN_STAMP): pyproject.toml
+	$(MAKE_VENV)
+	$(BIN)/python -m pip install --quiet -e '.[$(RUN_EXTRAS)]'
+	touch $@
+
+# One pip call from nothing; the test stack includes what running needs, so the run stamp
+# is brought up to date with it.
+$(TEST_STAMP): pyproject.toml
+	$(MAKE_VENV)
+	$(BIN)/python -m pip install --quiet -e '.[$(RUN_EXTRAS),dev]'
+	touch $(RUN_STAMP) $@
 
 # The demo tree is generated once; delete demo/ to regenerate it.
-demo/.synth-done: | $(STAMP)
+demo/.synth-done: | $(RUN_STAMP)
 	$(BIN)/etl synth demo/tree --scale demo --seed $(SEED) --damage
 	touch $@
 
@@ -41,24 +57,25 @@ demo: demo/.synth-done
 ifeq ($(ROOT),demo/tree)
 ingest: demo/.synth-done
 else
-ingest: $(STAMP)
+ingest: $(RUN_STAMP)
 endif
 	$(BIN)/etl ingest $(ROOT) --db $(DB)
 
-test: $(STAMP)
+# PYTEST_ARGS narrows the run (e.g. PYTEST_ARGS="tests/test_docs.py -x").
+PYTEST_ARGS ?=
+test: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests
 
 # The bench extra (dlt, for the peer row) is installed on first use; BENCH_ARGS are passed on
 # (e.g. BENCH_ARGS="--gb 0.3 --dlt"; see `etl bench --help`).
 BENCH_ARGS ?=
-BENCH_STAMP := $(VENV)/.installed-bench
 
-$(BENCH_STAMP): pyproject.toml | $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+$(BENCH_STAMP): pyproject.toml $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[$(RUN_EXTRAS),bench]'
 	touch $@
 
 bench: $(BENCH_STAMP)
@@ -67,13 +84,13 @@ bench: $(BENCH_STAMP)
 # A long randomized run of the ingest fuzzer (make test runs a fixed, derandomized budget);
 # a failing tree lands in .fuzz-failures/ (see tests/fuzz_run.py to keep it as a test).
 FUZZ_MINUTES ?= 20
-fuzz: $(STAMP)
+fuzz: $(TEST_STAMP)
 	$(BIN)/python -m tests.fuzz_run --minutes $(FUZZ_MINUTES)
 
 wheel-check:
 	PYTHON=$(PYTHON) .ci/wheel-check
 
-serve: $(STAMP)
+serve: $(RUN_STAMP)
 	$(BIN)/etl serve --db $(DB)
 
 # Width: 100 runs of one board and 20,000 run directories, timed, peak memory against the
@@ -84,14 +101,16 @@ bench-width: $(STAMP)
 	$(BIN)/python -m tests.width_bench $(WIDTH_ARGS)
 
 # A 1 GB bench-scale tree generated and ingested once (delete bench-data/serve* to redo).
-bench-serve: $(STAMP)
+bench-serve: $(RUN_STAMP)
 	test -f bench-data/serve.duckdb || { \
 		$(BIN)/etl synth bench-data/serve-tree --scale bench --bench-gb 1 --force && \
 		$(BIN)/etl ingest bench-data/serve-tree --db bench-data/serve.duckdb --quiet; }
 	$(BIN)/python -m etl.serve.bench --db bench-data/serve.duckdb
 
+# Under build/ (ignored, removed by make clean) like every other generated file: a report in
+# the work tree would show up in `git status` and be committed by a careless `git add .`.
 report: ingest
-	$(BIN)/etl report --db $(DB) --out report.html
+	$(BIN)/etl report --db $(DB) --out build/report.html
 
 clean:
 	rm -rf $(VENV) demo build bench-data *.duckdb *.duckdb.cache

@@ -1,7 +1,7 @@
 """The warehouse for notebooks: `wh = etl.open("warehouse.duckdb")`, then DataFrames.
 
-Every method returns a pandas DataFrame when pandas is installed (`pip install
-'clinseek-warehouse[pandas]'`) and a pyarrow Table otherwise (`Warehouse(..., frames=
+Every method returns a pandas DataFrame when pandas is installed (`make ingest` installs it;
+in a checkout `pip install -e '.[pandas]'`) and a pyarrow Table otherwise (`Warehouse(..., frames=
 "arrow")` forces Tables). The file is opened read-only with external access off (the
 connection of `etl query`), so a notebook can never change or lock the warehouse for an
 ingest. The CLI commands `etl leaderboard` and `etl compare` call the same queries: the
@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from etl.leaderboard import leaderboard_query
-from etl.query import open_read_only
+from etl.query import open_read_only, require_warehouse
 from etl.schema import query_text
 from etl.search import SearchQuery, SearchResult, run_search
 
@@ -61,11 +61,13 @@ class Warehouse:
         if frames not in ("auto", "pandas", "arrow"):
             raise ValueError("frames must be auto, pandas or arrow")
         if frames == "pandas" and not pandas_available():
-            raise ImportError("pandas is not installed: pip install 'clinseek-warehouse[pandas]'")
+            raise ImportError("pandas is not installed: `make ingest` installs it, or in the "
+                              "checkout pip install -e '.[pandas]'")
         self.path = Path(path)
         self.frames = "pandas" if frames == "auto" and pandas_available() else frames
         # resources: bounds of the connection (memory_limit, threads; see open_read_only).
         self.con = open_read_only(self.path, resources)
+        require_warehouse(self.con, self.path)
 
     # -- plumbing ---------------------------------------------------------------------
     def close(self) -> None:

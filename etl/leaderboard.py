@@ -16,6 +16,7 @@ import duckdb
 
 from etl.glossary import board_marks
 from etl.output import FORMATS, format_rows
+from etl.query import QueryRefused, require_warehouse
 
 DEFAULT_DB = "warehouse.duckdb"
 
@@ -210,9 +211,14 @@ def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
             f"database {db} not found; build it with `etl ingest RESULTS_ROOT --db {db}`"
         )
     try:
-        return duckdb.connect(str(db), read_only=True)
+        con = duckdb.connect(str(db), read_only=True)
     except duckdb.Error as error:
         raise click.ClickException(f"cannot open {db} read-only: {error}") from error
+    try:
+        require_warehouse(con, db)
+    except QueryRefused as refusal:
+        raise click.ClickException(str(refusal)) from None
+    return con
 
 
 @click.command("leaderboard")

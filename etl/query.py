@@ -28,6 +28,7 @@ import click
 import duckdb
 
 from etl.output import FORMATS, format_rows
+from etl.schema import is_warehouse
 
 # Settings applied when the connection is opened; lock_configuration makes them final.
 SAFE_CONFIG: dict[str, Any] = {
@@ -121,6 +122,18 @@ def open_read_only(
                               config={**(resources or {}), **SAFE_CONFIG})
     except duckdb.Error as error:
         raise QueryRefused(f"cannot open database {path}: {_first_line(error)}") from None
+
+
+def require_warehouse(con: duckdb.DuckDBPyConnection, db_path: str | Path) -> None:
+    """Raise QueryRefused (and close con) unless con holds a warehouse this tool built: on
+    another DuckDB file the commands would fail on a missing table, and DuckDB would suggest
+    a table of that file instead."""
+    if not is_warehouse(con):
+        con.close()
+        raise QueryRefused(
+            f"{db_path} is a DuckDB database but not a warehouse of this tool (it has no "
+            f"ingests table); build one with `etl ingest ROOT --db WAREHOUSE.duckdb` and "
+            f"pass that file as --db")
 
 
 def _statement_text(statement: duckdb.Statement) -> str:

@@ -38,6 +38,7 @@ from etl.charts import (
 )
 from etl.comparison import NOT_DETECTABLE, detectability
 from etl.glossary import board_marks, mixed_scorers_note, scorer_name
+from etl.query import QueryRefused, require_warehouse
 from etl.schema import query_text
 
 # Small read-only selects from the public views (the numbers are computed in sql/).
@@ -155,6 +156,10 @@ def load_report_data(db: Path) -> ReportData:
         con = duckdb.connect(str(db), read_only=True)
     except duckdb.Error as error:
         raise ReportError(f"cannot open {db} read-only: {error}") from error
+    try:
+        require_warehouse(con, db)
+    except QueryRefused as refusal:
+        raise ReportError(str(refusal)) from None
     try:
         ingest = _records(con, QUERIES["ingest"])
         # The scorer column of the leaderboard when the warehouse has one, else score_source.

@@ -7,7 +7,8 @@ Rules (docs/SAFETY.md):
   real one;
 - a link back to a directory being walked, to the root, or to an ancestor of the root (`/`
   included) is a loop: one `rejects` row, nothing under it is walked;
-- dangling links, unreadable directories and names that cannot be stat'ed are `rejects` rows;
+- dangling links, unreadable directories and names that cannot be stat'ed are `rejects` rows
+  (a dangling link refuses the ingest unless forced: tests/test_refusals.py);
 - FIFOs, sockets and devices are never opened (each is a `rejects` row);
 - nothing from the data (qids, names) is used to build a path to write to.
 Never a crash."""
@@ -185,7 +186,7 @@ def test_ingest_of_a_hostile_file_system_completes_with_rejects(tmp_path: Path) 
     (root / RUN / "dangling").symlink_to(tmp_path / "missing")
     os.mkfifo(root / RUN / "results_steal_01.jsonl")
     before = set(tmp_path.rglob("*"))
-    run_ingest(root, db, IngestOptions(jobs=1))
+    run_ingest(root, db, IngestOptions(jobs=1, force=True))  # forced past the dangling link
     con = duckdb.connect(str(db), read_only=True)
     try:
         results = con.execute("SELECT run_id, qid FROM results ORDER BY ALL").fetchall()
@@ -198,7 +199,7 @@ def test_ingest_of_a_hostile_file_system_completes_with_rejects(tmp_path: Path) 
                               ("ehr_bench/agentic/full1800/linked", "o1")])
     assert set(rejects) == {f"{RUN}/loop", f"{RUN}/dangling", f"{RUN}/results_steal_01.jsonl"}
     assert real == [(str((outside / "results.jsonl").resolve()),)]
-    # Path-like qids created nothing: new paths are only the database, its lock and cache.
+    # Path-like qids created nothing: new paths are only the database and its cache.
     created = {p.relative_to(tmp_path).parts[0] for p in set(tmp_path.rglob("*")) - before}
-    assert created == {"warehouse.duckdb", "warehouse.duckdb.lock", "warehouse.duckdb.cache"}
+    assert created == {"warehouse.duckdb", "warehouse.duckdb.cache"}
     assert not Path("/abs/path").exists()

@@ -152,10 +152,21 @@ def test_second_ingest_of_unchanged_tree_changes_nothing(demo_tree, tmp_path):
 
 def test_check_reports_without_writing(demo_tree, tmp_path):
     root, truth = demo_tree
-    out = run_etl("check", str(root), cwd=tmp_path)
+    out = run_etl("check", str(root), "--max-rejects", "100", cwd=tmp_path)
     assert "would ingest" in out.stdout
     assert truth["runs"][0]["run_id"] in out.stdout
     assert list(tmp_path.iterdir()) == []
+    # No table to look into once check is done: the rejects are listed, every planted one.
+    assert "see table rejects" not in out.stdout
+    summary_line = next(line for line in out.stdout.splitlines()
+                        if line.startswith("  rejects "))
+    assert summary_line.endswith("(listed below)"), summary_line
+    listed = out.stdout.split("\nrejects:\n")[1]
+    planted = [d for d in truth["damage"]
+               if d["severity"] in ("error", "repaired") and d["line_no"] is not None]
+    assert planted
+    for damage in planted:
+        assert f"{damage['path']}:{damage['line_no']}:" in listed, damage
 
 
 def test_missing_root_is_a_clear_error(tmp_path):

@@ -4,8 +4,13 @@ interrupted or failed run leaves behind (docs/SAFETY.md, exit codes in `etl inge
 - an empty root, or one with no result inside a run: refused (exit 5), nothing written;
 - --db naming a file that is not a warehouse this tool built (README.md, a foreign DuckDB
   file): refused (exit 4), the file untouched;
-- a root one level too high (a repository): hidden directories and virtual environments are
-  not walked, and a warning names the layout expected;
+- a root that holds no benchmark directory (one level too high, `demo/` for `demo/tree`, a
+  repository): refused (exit 6), naming the layout expected and the directory to use;
+  --force ingests it with a warning; hidden directories and virtual environments are never
+  walked;
+- a symlink whose target is missing (a tree copied without the target of its `subset600`
+  link): refused (exit 7), naming the link and the runs it costs; --force ingests without
+  it, the link a row in rejects;
 - a module that fails to import while the views are made: the ingest fails, the previous
   database untouched (never "success" without views);
 - Ctrl-C: "interrupted; the previous database is unchanged", exit 130, and the files parsed
@@ -18,12 +23,15 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import duckdb
 import orjson
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from etl.pipeline import derive
 from etl.pipeline import ingest as ingest_module
@@ -102,8 +110,11 @@ def test_db_that_is_not_a_warehouse_is_never_replaced(tmp_path: Path) -> None:
         con.close()
 
 
-def test_root_one_level_too_high_warns_and_skips_hidden_and_venv_dirs(tmp_path: Path
-                                                                      ) -> None:
+def _nothing_written(db: Path) -> bool:
+    return not any(db.parent.glob(db.name + "*"))
+
+
+def test_root_one_level_too_high_is_refused_and_names_the_root(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     _tree(repo / "results")
     # What a repository holds besides the results: none of it is a run.
@@ -112,13 +123,24 @@ def test_root_one_level_too_high_warns_and_skips_hidden_and_venv_dirs(tmp_path: 
     (repo / "venv").mkdir()
     (repo / "venv/pyvenv.cfg").write_text("home = /usr/bin\n")
     _results(repo / "venv/lib/python3.11/site-packages/pkg", ["venv2"])
-    _results(repo / "docs/a/b/c", ["doc1"])  # unknown layouts still load, with a warning
+    _results(repo / "docs/a/b/c", ["doc1"])
     db = tmp_path / "w.duckdb"
-    proc = run_etl("ingest", str(repo), "--db", str(db), "-q")
-    assert f"warning: {repo} holds none of ehr_bench/, agent_ehr_bench/, mm_bench/, " \
-           f"_archive/" in proc.stderr
-    assert f"did you mean {repo / 'results'}?" in proc.stderr
-    assert ".git" in proc.stderr and ".venv" in proc.stderr
+    proc = run_etl("ingest", str(repo), "--db", str(db), "-q", check=False)
+    assert proc.returncode == 6, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[0] == (f"Error: {repo} is not a results root: none of its directories is a "
+                        f"benchmark directory.")
+    assert f"  expected:  {repo}/<benchmark>/{{agentic|oneshot}}/<split>/<model>/" \
+           f"results.jsonl" in lines
+    assert f"  use:       {repo / 'results'}" in lines
+    assert "--force" in lines[-1] and "Traceback" not in proc.stderr
+    assert _nothing_written(db)
+    assert run_etl("check", str(repo), check=False).returncode == 6
+
+    forced = run_etl("ingest", str(repo), "--db", str(db), "-q", "--force")
+    assert f"warning: {repo} is not a results root" in forced.stderr
+    assert "ingested as it is (--force)" in forced.stderr
+    assert ".git" in forced.stderr and ".venv" in forced.stderr
     con = duckdb.connect(str(db), read_only=True)
     try:
         runs = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY 1").fetchall()]
@@ -126,14 +148,95 @@ def test_root_one_level_too_high_warns_and_skips_hidden_and_venv_dirs(tmp_path: 
             "SELECT path, severity FROM rejects WHERE severity = 'skipped'").fetchall())
     finally:
         con.close()
-    # From too high a root, results/ehr_bench/agentic/full1800 reads as a run: the warning
-    # above is what tells the user.
+    # Forced from too high a root, results/ehr_bench/agentic/full1800 reads as a run: what
+    # the refusal protects from.
     assert runs == ["docs/a/b/c", "results/ehr_bench/agentic/full1800"]
     assert set(skipped) == {".git", ".venv", "venv"}
 
-    # The right root: no warning.
+    # The right root: no refusal, no warning.
     proc = run_etl("ingest", str(repo / "results"), "--db", str(tmp_path / "r.duckdb"), "-q")
     assert "warning" not in proc.stderr
+
+
+def test_parent_of_the_demo_tree_is_refused_naming_the_tree(tmp_path: Path) -> None:
+    """`demo/` instead of `demo/tree`: the tree and the directory its subset600 link points
+    into sit side by side; neither is a benchmark directory."""
+    demo = tmp_path / "demo"
+    _tree(demo / "tree")
+    _results(demo / "tree.external/agentehr_eval/subset600/kimi_k2_5", ["a1"])
+    (demo / "tree/agent_ehr_bench/agentic").mkdir(parents=True)
+    (demo / "tree/agent_ehr_bench/agentic/subset600").symlink_to(
+        "../../../tree.external/agentehr_eval/subset600", target_is_directory=True)
+    db = tmp_path / "w.duckdb"
+    proc = run_etl("ingest", str(demo), "--db", str(db), check=False)
+    assert proc.returncode == 6, proc.stderr
+    assert f"  use:       {demo / 'tree'}" in proc.stderr.splitlines()
+    assert _nothing_written(db)
+    # --watch refuses it up front, before watching anything
+    watching = run_etl("ingest", str(demo), "--db", str(db), "--watch", "--max-ingests", "1",
+                       check=False, timeout=60)
+    assert watching.returncode == 6 and "not a results root" in watching.stderr
+    run_etl("ingest", str(demo / "tree"), "--db", str(db), "-q")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        runs = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+    assert runs == ["agent_ehr_bench/agentic/subset600/kimi_k2_5", RUN]
+
+
+def test_unknown_benchmark_with_a_mode_directory_is_a_results_root(tmp_path: Path) -> None:
+    """Unknown benchmarks are data: a directory holding agentic/ or oneshot/ is one."""
+    root = tmp_path / "tree"
+    _results(root / "new_bench/oneshot/full100/kimi_k2_5", ["n1"])
+    db = tmp_path / "w.duckdb"
+    proc = run_etl("ingest", str(root), "--db", str(db), "-q")
+    assert "warning" not in proc.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT run_id, benchmark FROM runs").fetchall() == [
+            ("new_bench/oneshot/full100/kimi_k2_5", "new_bench")]
+    finally:
+        con.close()
+
+
+def test_symlink_to_a_missing_target_is_refused_naming_what_it_costs(tmp_path: Path) -> None:
+    """A tree copied without the target of its subset600 link: refused, not a tree that
+    silently lacks every agent_ehr_bench run."""
+    root = _tree(tmp_path / "copy")
+    (root / "agent_ehr_bench/agentic").mkdir(parents=True)
+    link = root / "agent_ehr_bench/agentic/subset600"
+    link.symlink_to("../../../tree.external/agentehr_eval/subset600", target_is_directory=True)
+    (root / RUN / "run.log").symlink_to(tmp_path / "gone.log")  # a file of a run, missing
+    db = tmp_path / "w.duckdb"
+    proc = run_etl("ingest", str(root), "--db", str(db), "-q", check=False)
+    assert proc.returncode == 7, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[0] == f"Error: 2 symlinks in {root} point to missing targets:"
+    missing = (tmp_path / "tree.external/agentehr_eval/subset600").resolve()
+    i = lines.index("  agent_ehr_bench/agentic/subset600 -> ../../../tree.external/agentehr_eval/"
+                    f"subset600 (missing: {missing})")
+    assert lines[i + 1] == ("      costs every agent_ehr_bench agentic run of split subset600; "
+                            "agent_ehr_bench has no run left in this tree")
+    i = lines.index(f"  {RUN}/run.log -> {tmp_path / 'gone.log'} (missing: "
+                    f"{tmp_path / 'gone.log'})")
+    assert lines[i + 1] == f"      costs a file of the run {RUN}"
+    assert "--force" in lines[-1] and "Nothing was written" in lines[-1]
+    assert _nothing_written(db)
+
+    forced = run_etl("ingest", str(root), "--db", str(db), "-q", "--force")
+    assert "warning: 2 symlinks" in forced.stderr and "ingested without (--force)" \
+        in forced.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rejects = [r[0] for r in con.execute(
+            "SELECT path FROM rejects WHERE error LIKE 'dangling symlink%' ORDER BY 1"
+        ).fetchall()]
+        runs = [r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()]
+    finally:
+        con.close()
+    assert rejects == ["agent_ehr_bench/agentic/subset600", f"{RUN}/run.log"]
+    assert runs == [RUN]
 
 
 def test_a_derive_step_that_fails_fails_the_ingest(tmp_path: Path,
@@ -271,3 +374,65 @@ def test_interrupted_full_leaves_the_previous_database(demo_tree: tuple[Path, di
     again = run_ingest(root, db, IngestOptions())
     assert again.n_parsed == 0  # every file is in the cache, old or re-staged
     assert _n_staged(cache_root_for(db)) == again.n_loadable
+
+
+# ---- the layout rule on any tree of directories --------------------------------------------
+# Names from which the trees are drawn: known benchmarks, the archive, modes, a hidden
+# directory and names that are none of these.
+_LAYOUT_NAMES = ["ehr_bench", "mm_bench", "_archive", "agentic", "oneshot", ".git", "tree", "x"]
+_KNOWN_TOPS = {"ehr_bench", "agent_ehr_bench", "mm_bench", "_archive"}
+
+
+def _accepted_by_the_rule(directory: Path) -> bool:
+    """The rule as docs/SAFETY.md states it: a results root holds at least one benchmark
+    directory, i.e. a directory (not hidden) that is a known benchmark or the archive by
+    name, or holds agentic/ or oneshot/."""
+    return any(child.is_dir() and not child.name.startswith(".") and (
+        child.name in _KNOWN_TOPS or (child / "agentic").is_dir()
+        or (child / "oneshot").is_dir()) for child in directory.iterdir())
+
+
+@given(paths=st.lists(st.lists(st.sampled_from(_LAYOUT_NAMES), min_size=1, max_size=4),
+                      max_size=8),
+       loose_file=st.booleans())
+@example(paths=[["x", "tree", "x", "ehr_bench"], ["tree", "x"]], loose_file=False)  # 3 down
+@example(paths=[[".git", "ehr_bench"], ["x", ".git", "mm_bench"]], loose_file=True)  # hidden
+@settings(max_examples=100, deadline=None, derandomize=True, database=None)
+def test_any_layout_is_refused_exactly_when_no_child_is_a_benchmark_directory(
+        paths: list[list[str]], loose_file: bool) -> None:
+    from etl.pipeline.errors import NotAResultsRoot
+    from etl.pipeline.ingest import check_root
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        root.mkdir()
+        for parts in paths:
+            root.joinpath(*parts).mkdir(parents=True, exist_ok=True)
+        if loose_file:
+            (root / "notes.txt").write_text("n\n")
+        empty = not any(root.iterdir())
+        if empty or _accepted_by_the_rule(root):
+            assert check_root(root, force=False) == []
+            return
+        with pytest.raises(NotAResultsRoot) as refused:
+            check_root(root, force=False)
+        assert NotAResultsRoot.exit_code == 6
+        # The directories to use: the nearest (1 to 3 levels down, not through a hidden
+        # directory) that the rule accepts.
+        nearest: set[Path] = set()
+        for depth in (1, 2, 3):
+            level = {d for d in root.glob("/".join(["*"] * depth))
+                     if d.is_dir() and not any(p.startswith(".")
+                                               for p in d.relative_to(root).parts)}
+            nearest = {d for d in level if _accepted_by_the_rule(d)}
+            if nearest:
+                break
+        message = str(refused.value)
+        named = {Path(line.split(None, 1)[1]) for line in message.splitlines()
+                 if line.startswith(("  use:", "        or "))}
+        if len(nearest) <= 5:
+            assert named == nearest, message
+        else:
+            assert len(named) == 5 and named <= nearest
+        assert (not nearest) == ("no directory within 3 levels below it" in message)
+        assert check_root(root, force=True)[0].startswith(f"warning: {root} is not a results")

@@ -18,10 +18,13 @@ import duckdb
 
 from etl.board_history import changes_since_last_ingest
 from etl.pipeline.errors import IngestError, Interrupted
-from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
+from etl.pipeline.ingest import SEE_REJECTS, IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.load import LOAD_MEMORY_LIMIT
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
+
+FORCE_HELP = ("Ingest ROOT even when it holds no benchmark directory (exit 6) or symlinks "
+              "whose targets are missing (exit 7); a warning says so.")
 
 
 class IngestCommandError(click.ClickException):
@@ -118,6 +121,7 @@ def check_memory_limit(value: str) -> str:
               help="DuckDB memory limit while the new database is built (e.g. 2GB); past "
                    "it DuckDB spills to <db>.tmp-<pid>.tmp. The parse workers and Python "
                    "are outside it (docs/SAFETY.md says what a whole ingest uses).")
+@click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the ingest's figures (the summary below, as numbers) to "
                    "this file as JSON.")
@@ -136,7 +140,7 @@ def check_memory_limit(value: str) -> str:
                    "since the last ingest.")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
-                   quiet: bool, in_progress_seconds: float, memory_limit: str,
+                   quiet: bool, in_progress_seconds: float, memory_limit: str, force: bool,
                    summary_json: Path | None,
                    watch_tree: bool, poll_seconds: float, settle_seconds: float,
                    max_ingests: int | None, stop_after_idle: float | None) -> None:
@@ -159,6 +163,11 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
       3    another ingest of --db is running (gave up after --wait)
       4    --db is an existing file that is not a warehouse of this tool
       5    ROOT holds no results
+      6    ROOT is not a results root (no benchmark directory in it: one
+           level too high, or the repository); the message names the
+           directory to use. --force ingests it anyway
+      7    a symlink in ROOT points to a missing target; the message names
+           the runs it costs. --force ingests without them
       130  interrupted (Ctrl-C); the previous database is unchanged, the files
            parsed so far are reused by the next ingest (a Ctrl-C once the new
            file is being put in place waits for it, and says so)
@@ -174,14 +183,17 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             in_progress_seconds=in_progress_seconds,
-                            memory_limit=memory_limit)
+                            memory_limit=memory_limit, force=force)
     if watch_tree and summary_json is not None:
         raise click.UsageError("--summary-json writes the figures of one ingest; it does "
                                "not go with --watch.")
     if watch_tree:
+        from etl.pipeline.ingest import check_root
         from etl.pipeline.watch import WatchOptions, watch
 
         with ingest_errors():
+            for warning in check_root(root, force):  # a wrong root: refused once, up front
+                click.echo(warning, err=True)
             watch(root, db, options, WatchOptions(
                 poll_seconds=poll_seconds, settle_seconds=settle_seconds,
                 max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=click.echo)
@@ -215,26 +227,37 @@ def _print_summary(summary: IngestSummary, edit: Callable[[str], str]) -> None:
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--max-rejects", type=int, default=20, show_default=True,
               help="How many rejects to list.")
-def check_command(root: Path, max_rejects: int) -> None:
+@click.option("--force", is_flag=True, help=FORCE_HELP)
+def check_command(root: Path, max_rejects: int, force: bool) -> None:
     """Report what ingesting ROOT would load and reject, without writing a database.
 
     Parses every file into a temporary directory that is removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="etl-check-") as tmp:
         db = Path(tmp) / "check.duckdb"
-        summary = _run(root, db, IngestOptions(), progress=sys.stderr.isatty())
-        _print_summary(summary, lambda line: line.replace(f"ingested into {db}",
-                                                          "would ingest"))
+        summary = _run(root, db, IngestOptions(force=force), progress=sys.stderr.isatty())
         con = duckdb.connect(str(db), read_only=True)
         try:
-            click.echo("\nruns:")
-            for run_id, n, expected in con.execute(query_text("check_runs")).fetchall():
-                exp = f" / {expected} expected" if expected else ""
-                click.echo(f"  {run_id}: {n} results{exp}")
-            rows = con.execute(query_text("check_rejects"), {"limit": max_rejects}).fetchall()
-            if rows:
-                click.echo("\nrejects:")
-                for path, line_no, severity, error in rows:
-                    where = f"{path}:{line_no}" if line_no else path
-                    click.echo(f"  {severity:8s} {where}: {error}")
+            runs = con.execute(query_text("check_runs")).fetchall()
+            rejects = con.execute(query_text("check_rejects"),
+                                  {"limit": max_rejects}).fetchall()
+            n_rejects = con.execute("SELECT count(*) FROM rejects").fetchall()[0][0]
         finally:
             con.close()
+    # The database is gone: the rejects are the ones listed here, not a table to look into.
+    where = ("" if not rejects else " (listed below)" if len(rejects) == n_rejects
+             else f" (the first {len(rejects)} below; --max-rejects for more)")
+
+    def edit(line: str) -> str:
+        return (line.replace(f"ingested into {db}", "would ingest")
+                .replace(f" {SEE_REJECTS}", where))
+
+    _print_summary(summary, edit)
+    click.echo("\nruns:")
+    for run_id, n, expected in runs:
+        exp = f" / {expected} expected" if expected else ""
+        click.echo(f"  {run_id}: {n} results{exp}")
+    if rejects:
+        click.echo("\nrejects:")
+        for path, line_no, severity, error in rejects:
+            where_in_file = f"{path}:{line_no}" if line_no else path
+            click.echo(f"  {severity:8s} {where_in_file}: {error}")

@@ -128,7 +128,7 @@ def _emit_line_rows(record: dict[str, object], line: Line, rec_no: int, emit: Em
 
 def authors_rules(record: dict[str, object], result: dict[str, object],
                   benchmark: str | None, scores: list[dict[str, object]]) -> None:
-    """The authors' rules beside the project's own (issue 11): score_text.py's per-run tool
+    """The authors' rules beside the project's own: score_text.py's per-run tool
     statistics on every result; for mm_bench the multimodal scorer's prediction, gold and
     score (authors_mm_set rows), for the text benchmarks the legacy scorer's score."""
     result["authors_tool_calls"], result["authors_browser_calls"], result["authors_turns"] = (

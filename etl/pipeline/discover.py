@@ -47,6 +47,7 @@ class PathProblem:
     path: str
     error: str
     severity: str = "error"  # "repaired" when the path was recorded after a lossless fix
+    missing_target: str | None = None  # a symlink's target that does not exist
 
 
 @dataclass(slots=True)
@@ -192,7 +193,8 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                 st = child.stat()  # follows symlinks
             except FileNotFoundError:
                 target = os.readlink(child) if entry.is_symlink() else "?"
-                problems.append(PathProblem(child_logical, f"dangling symlink -> {target}"))
+                problems.append(PathProblem(child_logical, f"dangling symlink -> {target}",
+                                            missing_target=target))
                 continue
             except OSError as exc:
                 problems.append(PathProblem(child_logical, f"cannot stat: {exc.strerror}"))
@@ -406,29 +408,88 @@ def special_file_problem(logical: str, mode: int) -> PathProblem:
 
 
 EXPECTED_TOP = ("ehr_bench", "agent_ehr_bench", "mm_bench", ARCHIVE_DIR)
+MODE_DIRS = ("agentic", "oneshot")
+EXPECTED_LAYOUT = "<benchmark>/{agentic|oneshot}/<split>/<model>/results.jsonl"
+# How far below a wrong root the layout is looked for, and how many directories at most are
+# listed doing it (a root such as $HOME must not cost a walk of the disk).
+_LAYOUT_SEARCH_DEPTH, _LAYOUT_SEARCH_DIRS = 3, 2000
 
 
-def root_layout_warning(root: Path) -> str | None:
-    """A warning when root does not look like a results root (none of the known top-level
-    directories), naming what was expected and, when a subdirectory holds them, which."""
+def _subdirectories(directory: Path) -> list[Path]:
+    """The directories in directory (through links) that a walk would enter, sorted."""
     try:
-        names = {e.name for e in os.scandir(root) if e.is_dir()}
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
     except OSError:
-        return None
-    if names & set(EXPECTED_TOP):
-        return None
-    expected = f"{root}/{{{'|'.join(EXPECTED_TOP)}}}/..."
-    hint = ""
-    for name in sorted(names):
+        return []
+    found = []
+    for entry in entries:
         try:
-            inner = {e.name for e in os.scandir(root / name) if e.is_dir()}
+            if not entry.is_dir():
+                continue
         except OSError:
             continue
-        if inner & set(EXPECTED_TOP):
-            hint = f"; did you mean {root / name}?"
-            break
-    return (f"warning: {root} holds none of {', '.join(d + '/' for d in EXPECTED_TOP)}: "
-            f"expected {expected}{hint}")
+        if skipped_directory_reason(entry.name, Path(entry.path)) is None:
+            found.append(Path(entry.path))
+    return found
+
+
+def is_benchmark_directory(path: Path) -> bool:
+    """A directory the walk reads as a benchmark: a known benchmark (or the archive) by name,
+    or any directory holding a mode directory (unknown benchmarks are data)."""
+    if path.name in EXPECTED_TOP:
+        return True
+    return any((path / mode).is_dir() for mode in MODE_DIRS)
+
+
+def is_results_root(root: Path) -> bool | None:
+    """True when root holds a benchmark directory, False when it holds something but no
+    benchmark directory (a directory one level too high, a repository), None when it holds
+    nothing at all (nothing could be misread; the ingest says there are no results)."""
+    try:
+        if not any(True for _ in os.scandir(root)):
+            return None
+    except OSError:
+        return None
+    return any(is_benchmark_directory(d) for d in _subdirectories(root))
+
+
+def results_roots_below(root: Path) -> list[Path]:
+    """The directories nearest below root that are results roots (all at the same depth,
+    at most _LAYOUT_SEARCH_DEPTH down, hidden directories and virtual environments left
+    out): what a user who named root probably meant."""
+    level, listed = [root], 0
+    for _ in range(_LAYOUT_SEARCH_DEPTH):
+        below: list[Path] = []
+        for directory in level:
+            listed += 1
+            if listed > _LAYOUT_SEARCH_DIRS:
+                return []
+            below.extend(_subdirectories(directory))
+        found = [d for d in below if is_results_root(d)]
+        if found:
+            return found
+        level = below
+    return []
+
+
+def runs_under(logical: str) -> str:
+    """In words, the runs a directory (or file) at this logical path holds or belongs to:
+    what a missing symlink target there costs."""
+    parts = logical.split("/")
+    if parts[0] == ARCHIVE_DIR:
+        if len(parts) == 1:
+            return "every archived run"
+        return f"the archived run {ARCHIVE_DIR}/{parts[1]}"
+    benchmark = parts[0]
+    if len(parts) == 1:
+        return f"every run of benchmark {benchmark}"
+    if len(parts) == 2:
+        return f"every {benchmark} {parts[1]} run"
+    if len(parts) == 3:
+        return f"every {benchmark} {parts[1]} run of split {parts[2]}"
+    run = run_dir_of(parts, set())
+    run_id = run[0] if run else "/".join(parts[:4])
+    return f"the run {run_id}" if len(parts) == 4 else f"a file of the run {run_id}"
 
 
 def _is_multi_run_summary(parts: list[str]) -> bool:

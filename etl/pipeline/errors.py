@@ -33,6 +33,21 @@ class NoResults(IngestError):
     exit_code = 5
 
 
+class NotAResultsRoot(IngestError):
+    """The root holds no benchmark directory (a directory one level too high, a repository):
+    its files would be read as nonsense runs. IngestOptions.force (--force) ingests it."""
+
+    exit_code = 6
+
+
+class MissingLinkTargets(IngestError):
+    """Symlinks in the tree point to targets that do not exist (a tree copied without them):
+    the runs they lead to would be missing without a word. IngestOptions.force (--force)
+    ingests without them, each link a row in rejects."""
+
+    exit_code = 7
+
+
 class Interrupted(IngestError):
     """Ctrl-C (SIGINT): what was published, or that nothing was, is in the message."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -33,9 +34,26 @@ from etl.pipeline.cache import (
 )
 from etl.pipeline.copies import plan_skips, split_preferred
 from etl.pipeline.derive import derive_steps
-from etl.pipeline.discover import EXPECTED_TOP, Discovery, discover, root_layout_warning
+from etl.pipeline.discover import (
+    ARCHIVE_DIR,
+    EXPECTED_LAYOUT,
+    EXPECTED_TOP,
+    MODE_DIRS,
+    Discovery,
+    discover,
+    is_results_root,
+    results_roots_below,
+    runs_under,
+)
 from etl.pipeline.emitter import StageResult
-from etl.pipeline.errors import IngestError, IngestFailed, Interrupted, NoResults
+from etl.pipeline.errors import (
+    IngestError,
+    IngestFailed,
+    Interrupted,
+    MissingLinkTargets,
+    NoResults,
+    NotAResultsRoot,
+)
 from etl.pipeline.interrupts import (
     crash_point,
     ctrl_c_handled,
@@ -85,10 +103,17 @@ class IngestOptions:
     # long ago is in progress, not damage (etl/pipeline/segments.py).
     in_progress_seconds: float = DEFAULT_QUIET_SECONDS
     memory_limit: str = LOAD_MEMORY_LIMIT  # DuckDB's, while the new database is built
+    # Ingest a root that is not a results root, or a tree with symlinks to missing targets,
+    # instead of refusing it (NotAResultsRoot, MissingLinkTargets); a warning says so.
+    force: bool = False
 
     def content_options(self) -> dict[str, Any]:
         """The options that change what the database contains."""
         return {"keep_images": self.keep_images, "redact": self.redact}
+
+
+# Where the summary sends a reader for the rejected lines (etl check lists them instead).
+SEE_REJECTS = "(see table rejects)"
 
 
 @dataclass
@@ -152,7 +177,7 @@ class IngestSummary:
             f"  runs     {self.n_runs}",
             f"  results  {self.n_results} (duplicate copies skipped: {self.n_duplicates})",
             f"  rejects  {self.n_rejected} errors, {self.n_repaired} repaired lines "
-            f"(see table rejects)" + self.in_progress_note(),
+            f"{SEE_REJECTS}" + self.in_progress_note(),
             "  rows     " + ", ".join(f"{t} {n}" for t, n in sorted(self.table_rows.items())
                                       if t not in ("results", "rejects")),
         ]
@@ -212,12 +237,10 @@ def run_ingest(root: str | Path, db: str | Path, options: IngestOptions | None =
     db = written_through(given)  # a symlinked --db: its target is built, the link stays
     if not root.is_dir():
         raise IngestFailed(f"results root {root} is not a directory")
+    summary = IngestSummary(db=given)
+    summary.warnings.extend(check_root(root, options.force))
     check_replaceable(db)  # before the lock file and the cache appear beside it
     writable_directory(db)
-    summary = IngestSummary(db=given)
-    layout_warning = root_layout_warning(root)
-    if layout_warning:
-        summary.warnings.append(layout_warning)
     try:
         with ctrl_c_handled(), ingest_lock(db, options.wait_seconds, notify):
             check_replaceable(db)  # again: another ingest may have written it meanwhile
@@ -241,6 +264,7 @@ def _prepare(root: Path, db: Path, options: IngestOptions, summary: IngestSummar
             f"no results under {root}: no result, score or summary file inside a run "
             f"directory ({len(disc.files)} files seen); expected "
             f"{root}/{{{'|'.join(EXPECTED_TOP)}}}/... Nothing was written.")
+    summary.warnings.extend(check_link_targets(root, disc, options.force))
     summary.warnings.extend(_skipped_warnings(disc))
     summary.n_files, summary.n_loadable = len(disc.files), len(loadable)
     summary.bytes_total = sum(f.size_bytes for f in loadable)
@@ -265,6 +289,57 @@ def _prepare(root: Path, db: Path, options: IngestOptions, summary: IngestSummar
                    loadable=loadable, preferred=plans(preferred), secondary=plans(secondary),
                    index=index, entries={} if options.full else index.get("files", {}),
                    cache_root=cache_root, parser=parser, signature=signature)
+
+
+def check_root(root: Path, force: bool) -> list[str]:
+    """Refuse a root that holds no benchmark directory (NotAResultsRoot): its files would
+    be read as nonsense runs (`demo/tree/ehr_bench/agentic/...` from `demo/` makes a run
+    `tree/ehr_bench/agentic/full1800` of seven models). Forced, the refusal is a warning."""
+    if is_results_root(root) is not False:
+        return []
+    found = results_roots_below(root)
+    layout = (f"  expected:  {root}/{EXPECTED_LAYOUT}\n"
+              f"             (<benchmark>: {', '.join(EXPECTED_TOP[:-1])} or any directory "
+              f"holding {' or '.join(m + '/' for m in MODE_DIRS)}; superseded runs in "
+              f"{ARCHIVE_DIR}/)")
+    what = f"{root} is not a results root: none of its directories is a benchmark directory"
+    if found:
+        use = f"  use:       {found[0]}" + "".join(f"\n        or {d}" for d in found[1:5])
+    else:
+        use = "  no directory within 3 levels below it holds that layout"
+    if force:
+        return [f"warning: {what}; ingested as it is (--force)\n{layout}\n{use}"]
+    raise NotAResultsRoot(f"{what}.\n{layout}\n{use}\nIts files would be read as runs that "
+                          f"do not exist; nothing was written (--force ingests it as it is).")
+
+
+def check_link_targets(root: Path, disc: Discovery, force: bool) -> list[str]:
+    """Refuse a tree with symlinks whose target is missing (MissingLinkTargets), naming what
+    each costs: a tree copied without the target of its `subset600` link would otherwise
+    lose every agent_ehr_bench run with no more than a reject row. Forced, a warning."""
+    missing = [p for p in disc.problems if p.missing_target is not None]
+    if not missing:
+        return []
+    current = {run.benchmark for run in disc.runs.values() if not run.is_archived}
+    lines = []
+    for problem in missing:
+        link = root / problem.path
+        target = os.path.abspath(os.path.join(link.parent, problem.missing_target or ""))
+        cost = runs_under(problem.path)
+        benchmark = problem.path.split("/")[0]
+        if benchmark != ARCHIVE_DIR and benchmark not in current:
+            cost += f"; {benchmark} has no run left in this tree"
+        lines.append(f"  {problem.path} -> {problem.missing_target} (missing: {target})\n"
+                     f"      costs {cost}")
+    what = (f"a symlink in {root} points to a missing target" if len(missing) == 1
+            else f"{len(missing)} symlinks in {root} point to missing targets")
+    if force:
+        return [f"warning: {what}; ingested without (--force), each a row in rejects:\n"
+                + "\n".join(lines)]
+    raise MissingLinkTargets(
+        f"{what}:\n" + "\n".join(lines) + "\nCopy the tree with the targets of its links "
+        "(or fix the links), or pass --force to ingest without them (each is then a row in "
+        "rejects). Nothing was written.")
 
 
 def _unchanged(run: _Ingest) -> bool:

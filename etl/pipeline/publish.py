@@ -15,16 +15,17 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import duckdb
 
 from etl.pipeline.cache import alive, cache_root_for, read_index
 from etl.pipeline.errors import IngestFailed, IngestLocked, NotAWarehouse
+from etl.schema import MARKER_TABLE, is_warehouse
 
 # The first bytes of every DuckDB database file: 8 bytes of checksum, then this magic.
 DUCKDB_MAGIC_OFFSET, DUCKDB_MAGIC = 8, b"DUCK"
-# The table every warehouse this tool builds carries (schema/00_core.sql): its marker.
-MARKER_TABLE, MARKER_COLUMN = "ingests", "tool_version"
+LOCK_POLL_SECONDS = 0.2  # how often a waiting ingest tries the lock again
 
 
 def check_replaceable(target: Path) -> None:
@@ -57,10 +58,7 @@ def check_replaceable(target: Path) -> None:
                             f"it is a warehouse of this tool ({exc}); refusing to replace it"
                             ) from exc
     try:
-        found = con.execute(
-            "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
-            "AND table_name = ? AND column_name = ?", [MARKER_TABLE, MARKER_COLUMN]
-        ).fetchall()[0][0]
+        found = is_warehouse(con)
     finally:
         con.close()
     if not found:
@@ -138,32 +136,73 @@ def ingest_lock(target: Path, wait_seconds: float,
                 on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """An exclusive lock on `<db>.lock`: a second ingest of the same database waits up to
     wait_seconds for the first to finish (telling on_wait once), then fails with a clear
-    message."""
+    message. The lock file is removed when the lock is released (nothing is left beside the
+    database), which takes care: see _lock_named_file."""
     lock_path = target.with_name(target.name + ".lock")
-    fh = open(lock_path, "a+")
     deadline = time.monotonic() + wait_seconds
     told = False
+
+    def waiting() -> None:
+        nonlocal told
+        if time.monotonic() >= deadline:
+            raise IngestLocked(
+                f"another ingest is writing {target} (lock {lock_path}); "
+                f"gave up after {wait_seconds:.0f}s. Retry when it has finished, "
+                f"or pass --wait SECONDS.")
+        if not told and on_wait is not None:
+            on_wait(f"waiting for another ingest of {target} to finish ...")
+        told = True
+        time.sleep(LOCK_POLL_SECONDS)
+
+    fh = _lock_named_file(lock_path, waiting)
     try:
-        while True:
-            try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise IngestLocked(
-                        f"another ingest is writing {target} (lock {lock_path}); "
-                        f"gave up after {wait_seconds:.0f}s. Retry when it has finished, "
-                        f"or pass --wait SECONDS.") from None
-                if not told and on_wait is not None:
-                    on_wait(f"waiting for another ingest of {target} to finish ...")
-                told = True
-                time.sleep(0.2)
         yield
     finally:
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            # Removed while still locked, and only when the path is still this file: a
+            # waiter then holds a lock on a file no longer at the path and starts again.
+            if _names(lock_path, fh.fileno()):
+                lock_path.unlink(missing_ok=True)
         finally:
+            fh.close()  # releases the lock
+
+
+def _lock_named_file(lock_path: Path, waiting: Callable[[], None]) -> IO[str]:
+    """Open lock_path and lock it, calling waiting() while another process holds it; return
+    the open file once this process holds the lock AND the path still names the locked file.
+
+    Why the second condition: the holder removes the file when it is done. A waiter that had
+    opened it before wins the lock on a file no longer at the path, while a newcomer creates
+    a new file at the path and locks that one: both would go on. So whoever wins a lock
+    checks that the path still names the file (same device and inode) and otherwise starts
+    again on the file now there. The holder removes the file before it releases the lock,
+    and nobody else removes it, so the path never names a file other than the one locked by
+    the only process that passed the check."""
+    while True:
+        fh = open(lock_path, "a+")  # held open as long as the lock
+        try:
+            while True:
+                try:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    waiting()
+            if _names(lock_path, fh.fileno()):
+                return fh
+        except BaseException:
             fh.close()
+            raise
+        fh.close()  # the file was removed (or replaced) while we waited: lock the new one
+
+
+def _names(path: Path, fd: int) -> bool:
+    """path names the open file fd (the same device and inode)."""
+    try:
+        at_path = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (at_path.st_dev, at_path.st_ino) == (held.st_dev, held.st_ino)
 
 
 def publish(temp: Path, target: Path) -> None:

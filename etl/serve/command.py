@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ DEFAULT_RESOURCES: dict[str, Any] = {"memory_limit": "256MB", "threads": 1}
               help="Address to listen on. The default is loopback only; anything else "
                    "exposes every trajectory to the network.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
-              help="TCP port to listen on.")
+              help="TCP port to listen on (0: any free port; the URL printed names it).")
 @click.option("--memory-limit", default=DEFAULT_RESOURCES["memory_limit"], show_default=True,
               help="DuckDB memory limit of the server's connection (buffer pool and query "
                    "memory; beyond it DuckDB evicts cached blocks or spills to <db>.tmp).")
@@ -46,8 +48,8 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
     questions, trajectories, run comparisons, archive lineage, rejects and read-only SQL.
 
     Every page has a shareable URL and is also served as JSON (?format=json) and, where it
-    is a table, CSV (?format=csv). Needs the serve extra:
-    pip install 'clinseek-warehouse[serve]'.
+    is a table, CSV (?format=csv). Needs the serve extra (`make ingest` installs it; in a
+    checkout: pip install -e '.[serve]').
 
     \b
     Example:
@@ -56,38 +58,55 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
     if importlib.util.find_spec("starlette") is None or importlib.util.find_spec(
             "uvicorn") is None:
         raise click.ClickException(
-            "etl serve needs the serve extra: pip install 'clinseek-warehouse[serve]'")
+            "etl serve needs the serve extra: `make ingest` installs it, or in the checkout "
+            "pip install -e '.[serve]'")
     if not db_path.is_file():
         raise click.ClickException(
             f"database not found: {db_path} (build it with `etl ingest ROOT --db {db_path}`)")
     import duckdb
     import uvicorn
 
-    from etl.query import QueryRefused
+    from etl.query import QueryRefused, open_read_only, require_warehouse
     from etl.serve.app import create_app
     from etl.serve.gate import GateLimits
     from etl.serve.live import out_of_memory_message
 
-    if host != LOOPBACK:
-        click.echo(f"etl serve: listening on {host}, not only loopback", err=True)
-    click.echo(f"etl serve: http://{host}:{port}/ over {db_path} (read-only; Ctrl-C stops)",
-               err=True)
     resources = {"memory_limit": memory_limit, "threads": threads}
     try:
+        # Refused at once, before a port is taken: a file that is not a warehouse, a
+        # --memory-limit DuckDB cannot parse.
+        checked = open_read_only(db_path, resources)
+        try:
+            require_warehouse(checked, db_path)
+        finally:
+            checked.close()
         app = create_app(db_path, resources, allowed_hosts=(host, *allow_hosts),
                          gate_limits=GateLimits(timeout_seconds=sql_timeout))
-        # The board-wide views take seconds on a full warehouse: compute them before serving.
+    except QueryRefused as error:
+        raise click.ClickException(str(error)) from None
+    # The port is taken before the URL is printed: a busy port is an error, never a URL that
+    # leads to another server.
+    sock = listening_socket(host, port)
+    url_host = f"[{host}]" if ":" in host else host
+    if host != LOOPBACK:
+        click.echo(f"etl serve: listening on {host}, not only loopback", err=True)
+    click.echo(f"etl serve: http://{url_host}:{sock.getsockname()[1]}/ over {db_path} "
+               "(read-only; Ctrl-C stops)", err=True)
+    try:
+        # The board-wide views take seconds on a full warehouse: compute them before serving
+        # (a browser opened meanwhile waits in the socket's backlog).
         app.state.live.warm()
         app.state.gate.start()
     except duckdb.OutOfMemoryException as error:
+        sock.close()
         raise click.ClickException(out_of_memory_message(error, resources)) from None
-    except QueryRefused as error:  # e.g. a --memory-limit DuckDB cannot parse
-        raise click.ClickException(str(error)) from None
     except duckdb.Error as error:  # a DuckDB file of another tool: no warehouse views
+        sock.close()
         raise click.ClickException(
             f"{db_path} is not a warehouse of this tool ({type(error).__name__}: "
             f"{str(error).splitlines()[0]}); build one with `etl ingest ROOT --db FILE`"
         ) from None
+
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
             # Ctrl-C: a query of the SQL page stops now, so the request it serves ends and
@@ -95,5 +114,31 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
             app.state.gate.stop_queries()
             super().handle_exit(sig, frame)
 
-    Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                          timeout_graceful_shutdown=5)).run()
+    Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
+           ).run(sockets=[sock])
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on host:port (port 0: a free one), or a ClickException that
+    says why not (the port is in use, the address is not this machine's)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as error:
+        raise click.ClickException(f"--host {host}: {error.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    # as uvicorn does: a restarted server may take the port at once (a port another socket
+    # listens on still cannot be bound)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise click.ClickException(
+                f"port {port} on {host} is in use (another etl serve?); choose another with "
+                f"--port, or --port 0 for a free one") from None
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror}"
+                                   ) from None
+    return sock

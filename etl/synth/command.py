@@ -42,7 +42,7 @@ def synth(out: Path, scale: str, seed: int, damage: bool, bench_gb: float, shape
     Also writes OUT.external/ (the directory that OUT/agent_ehr_bench/agentic/subset600
     links to, outside the tree) and OUT.truth.json (every run, file, line count, planted
     damage, duplicate copy, archive lineage and summary disagreement), which tests use as
-    their oracle. Formats follow ../shared/docs/FORMATS.md; see docs/SYNTH.md.
+    their oracle. Formats follow docs/FORMATS.md; see docs/SYNTH.md.
     """
     started = time.monotonic()
     try:

@@ -1,7 +1,8 @@
 """What the synthetic tree contains: models, tasks, per-model quality and scale sizes.
 
-Quality numbers come from ../shared/docs/PAPER-NUMBERS.md (fractions, not percent) so that a
-synthetic leaderboard has the paper's model order and agentic-vs-oneshot delta signs."""
+Quality numbers come from the paper's published scores (the ClinSeek-Bench dataset card,
+arXiv 2605.20176 v2; here as fractions, not percent) so that a synthetic leaderboard has
+the paper's model order and agentic-vs-oneshot delta signs."""
 
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ MM_FAMILY = {
     "medmod_phenotyping": "phenotype_ccs",
 }
 
-# (risk agentic, risk oneshot, decision agentic, decision oneshot), PAPER-NUMBERS.md
+# (risk agentic, risk oneshot, decision agentic, decision oneshot), the paper's scores
 TEXT_QUALITY: dict[str, tuple[float, float, float, float]] = {
     "claude_opus_4_6": (0.907, 0.810, 0.448, 0.459),
     "claude_sonnet_4_6": (0.900, 0.775, 0.359, 0.426),
