@@ -16,8 +16,9 @@ registers, see etl/scoring/base.py) and the board rules the views read from the 
 
 A new scorer is one module (its rules, taking and returning the types of base.py) plus one
 entry below. The dispatchers (etl/scoring/rows.py) and the views read this list;
-tests/test_scorer_registry.py fails when a scorer name in sql/ is not registered, or when a
-registered scorer makes rows no view reads.
+tests/test_scorer_registry.py fails when a scorer name in sql/ is not registered, when a
+scorer with rows in the warehouse is not registered and described or a registered one makes
+no rows, and when an entry added to a copy of the package does not reach the boards.
 """
 
 from __future__ import annotations
@@ -238,8 +239,9 @@ def line_scorers() -> tuple[Scorer, ...]:
     return tuple(s for s in SCORERS if s.score_line is not None)
 
 
-def table_rows(scorers: tuple[Scorer, ...] = SCORERS) -> list[dict[str, Any]]:
-    """Rows of table scorers (schema/12_scorers.sql)."""
+def table_rows(scorers: tuple[Scorer, ...] | None = None) -> list[dict[str, Any]]:
+    """Rows of table scorers (schema/12_scorers.sql); SCORERS as it is when called."""
+    scorers = SCORERS if scorers is None else scorers
     last_rank = {kind: max(s.default_rank for s in scorers if s.default_for == kind)
                  for kind in {s.default_for for s in scorers} - {None}}
     return [{
