@@ -118,17 +118,17 @@ SCORERS: tuple[Scorer, ...] = (
         "without a finish call, an answer is read from the last assistant text.",
         score_result=authors_text.score_result_fallback, extra=True, status_rule=AS_SCORED),
     Scorer(
-        "paper_text", "the paper's EHR-Bench rule",
-        "The rule of the paper's EHR-Bench table (reorganize_results.py): gold names only "
-        "(atc_name ignored), answers str()-ed and stripped, the last finish call with a usable "
-        "answer decides; every line of a run's results.jsonl is a row of the table.",
+        "paper_text", "the paper's text-table rule",
+        "The rule of the paper's EHR-Bench tables (the authors' analysis scripts, not their "
+        "scorer): gold is each object's name only, every item stripped and lower-cased, the "
+        "last finish call with an answer decides, set F1. Shown beside the leaderboard's "
+        "score; the paper's tables aggregate it.",
         benchmarks=TEXT, score_result=paper.paper_text_result, score_line=paper.paper_text_score,
         extra=True, status_rule=AS_SCORED, paper_table_for="ehr_bench"),
     Scorer(
-        "paper_agentehr", "the paper's AgentEHR rule",
-        "The rule of the paper's AgentEHR table (compute_ci_from_per_sample_scores.py): the "
-        "authors' finish rule against the gold names only, every line of a run's "
-        "results.jsonl a sample.",
+        "paper_agentehr", "the paper's AgentEHR-table rule",
+        "The rule of the paper's AgentEHR-Bench table: the authors' text scorer's prediction "
+        "against each gold object's name, string items lower-cased and never stripped, F1.",
         benchmarks=TEXT, score_result=paper.paper_agentehr_result,
         score_line=paper.paper_agentehr_score, extra=True, status_rule=AS_SCORED,
         paper_table_for="agent_ehr_bench"),
