@@ -82,9 +82,9 @@ SELECT lr.run_id, s.scorer, false AS is_default
 FROM leaderboard_runs AS lr
 JOIN scorers AS s ON s.extra AND s.scorer <> lr.score_source;
 
-COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and the scorers computed here for every result (authors_text, authors_text_fallback, set_f1).';
+COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and every scorer shown beside it (scorers.extra: authors_text, authors_text_fallback, set_f1, paper_text, paper_agentehr; the paper''s two rules have rows for text results only).';
 COMMENT ON COLUMN leaderboard_scorers.run_id IS 'Leaderboard run (see leaderboard_runs).';
-COMMENT ON COLUMN leaderboard_scorers.scorer IS 'question_scores scorer: authors_text (default for text benchmarks), authors_text_fallback, set_f1, or the authors'' scored / rescored rows (mm_bench).';
+COMMENT ON COLUMN leaderboard_scorers.scorer IS 'question_scores scorer (table scorers): authors_text (default for text benchmarks), authors_text_fallback, set_f1, paper_text, paper_agentehr, or the authors'' scored / rescored rows (mm_bench).';
 COMMENT ON COLUMN leaderboard_scorers.is_default IS 'True for the run''s default scorer, the one leaderboard, leaderboard_by_task and leaderboard_by_group show.';
 
 CREATE OR REPLACE VIEW leaderboard_result_scores_all AS
