@@ -33,7 +33,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from etl.benchmarks import FULL_SPLITS
 from etl.models import alias_table, canonical_model
+from etl.values import to_int
 
 OVERRIDES_PATH = Path(__file__).with_name("archive_overrides.json")
 
@@ -49,12 +51,6 @@ BENCHMARK_PREFIXES: list[tuple[tuple[str, ...], str]] = [
     (("multimodal",), "mm_bench"),
 ]
 
-# The full split of each benchmark and its question count (DESIGN.md keys).
-FULL_SPLITS: dict[str, tuple[str, int]] = {
-    "ehr_bench": ("full1800", 1800),
-    "agent_ehr_bench": ("subset600", 600),
-    "mm_bench": ("full2703", 2703),
-}
 
 # Benchmarks that only have one mode, so a name need not say it.
 ONLY_MODE: dict[str, str] = {"agent_ehr_bench": "agentic"}
@@ -222,16 +218,6 @@ def parse_by_rules(name: str) -> ArchiveName:
     )
 
 
-def _as_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and _NUMBER_RE.match(value.strip()):
-        return int(value.strip())
-    return None
-
-
 def parse_archive_name(name: str, overrides: dict[str, dict[str, Any]] | None = None
                        ) -> ArchiveName:
     """Read benchmark, mode, model, split, size and reason from an archive directory name.
@@ -248,7 +234,7 @@ def parse_archive_name(name: str, overrides: dict[str, dict[str, Any]] | None = 
         if key not in known:
             continue  # a misspelt override key must not crash the ingest
         if key == "size":
-            value = _as_int(value)
+            value = to_int(value)
         elif value is not None:
             value = str(value)
         values[key] = value

@@ -1,7 +1,8 @@
 """What the warehouse's words mean to a reader, in one place for the explorer, the report and
-the command line: each scorer named in words, and the marks a leaderboard row needs so that
-its number is not misread (a run with fewer questions than the others of its board, a board
-whose runs were scored by different scorers)."""
+the command line: each scorer named in words (the titles and descriptions of the scorer
+registry), and the marks a leaderboard row needs so that its number is not misread (a run
+with fewer questions than the others of its board, a board whose runs were scored by
+different scorers)."""
 
 from __future__ import annotations
 
@@ -9,53 +10,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-# scorer (question_scores.scorer, leaderboard score_source) -> (short name, what it is)
-SCORERS: dict[str, tuple[str, str]] = {
-    "authors_text": (
-        "authors' text scorer",
-        "The benchmark authors' own text scorer (score_text.py), rule for rule: the last "
-        "finish call's answer list against the gold, items lower-cased, set F1. The score "
-        "of the text leaderboards."),
-    "authors_text_fallback": (
-        "authors' text scorer, answer from text",
-        "The authors' text scorer with its --extract-text-answer-without-finish option: "
-        "without a finish call, an answer is read from the last assistant text."),
-    "authors_text_legacy": (
-        "authors' older text scorer",
-        "The authors' earlier text scorer (evaluate_results.py before score_text.py): gold "
-        "is every name AND atc_name, string answers do not count. Kept only to check the "
-        "summary files it wrote; never a leaderboard score."),
-    "set_f1": (
-        "set F1 (normalized)",
-        "This project's normalized rule: answer items stripped and lower-cased, non-string "
-        "items as text, error and incomplete results 0, then set F1 against the gold."),
-    "authors_mm_set": (
-        "authors' multimodal rule, recomputed",
-        "The authors' multimodal scorer (score_multimodal.py) recomputed here: its "
-        "prediction, gold and set-F1 rules; questions it sends to an LLM judge have no "
-        "score."),
-    "scored": (
-        "authors' multimodal scores",
-        "The authors' per-question multimodal scores as written in scored.jsonl (set F1, or "
-        "the LLM judge's verdict)."),
-    "rescored": (
-        "authors' multimodal scores, rescored",
-        "The authors' per-question multimodal scores after their vocabulary rescoring "
-        "(rescored.jsonl); used instead of scored.jsonl wherever a run has it."),
-    "paper_text": (
-        "the paper's text-table rule",
-        "The rule of the paper's EHR-Bench tables (the authors' analysis scripts, not their "
-        "scorer): gold is each object's name only, every item stripped and lower-cased, the "
-        "last finish call with an answer decides, set F1. Shown beside the leaderboard's "
-        "score; the paper's tables aggregate it."),
-    "paper_agentehr": (
-        "the paper's AgentEHR-table rule",
-        "The rule of the paper's AgentEHR-Bench table: the authors' text scorer's prediction "
-        "against each gold object's name, string items lower-cased and never stripped, F1."),
-    "per_question": (
-        "authors' text scorer, as written",
-        "The authors' text scorer's own per-question rows (per_question.jsonl), as written."),
-}
+from etl.scoring import SCORERS as REGISTRY
+
+# scorer (question_scores.scorer, leaderboard score_source) -> (short name, what it is): the
+# title and description of each entry of the scorer registry (etl/scoring/registry.py).
+SCORERS: dict[str, tuple[str, str]] = {s.name: (s.title, s.description) for s in REGISTRY}
 
 
 def scorer_name(scorer: str | None) -> str:

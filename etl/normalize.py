@@ -22,28 +22,38 @@ Decisions documented here (the formats leave them open):
   null) ``response``. A later malformed finish call hides an earlier good one. This is the
   normalized reading (results.prediction / prediction_items, scorer set_f1); the
   leaderboard's default scorer reads the record by the authors' rules instead
-  (etl/scoring.py authors_text_score, called by authors_score_rows below).
+  (etl/scoring/authors_text.py).
+- scores: every per-result scorer of the registry (etl/scoring/registry.py) makes one
+  question_scores row, built by etl/scoring/rows.py result_score_rows.
+The scalar converters, the identity (qid, run_index) and the gold label are etl/values.py.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
-import json
-import math
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 import orjson
 
-from etl import scoring
+from etl.scoring.base import ResultInput
+from etl.scoring.normalized import gold_items, prediction_items
+from etl.scoring.rows import result_score_rows
+from etl.scoring.text_runs import run_stats
+from etl.values import (
+    gold_label,
+    json_text,
+    qid_of,
+    run_index_of,
+    to_bool,
+    to_int,
+    to_text,
+    to_timestamp,
+)
 
 Converter = Callable[[Any], Any]
-
-BIGINT_MAX = 2**63 - 1
 
 # What the harness writes into a tool message when a call fails (UCSC-VLAA/ClinSeekAgent),
 # every place it writes one; str.startswith takes the tuple. An error text the writer
@@ -122,96 +132,6 @@ DECISION_MAKING_TASKS = frozenset({
 MULTIMODAL_FAMILIES = frozenset({"ehrxqa", "medmod"})
 
 
-# --- scalar converters (never raise) ---------------------------------------------------
-
-def to_text(value: Any) -> str | None:
-    """Text as is; numbers and booleans as their text; objects and arrays as JSON text."""
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    return json_text(value)
-
-
-def json_text(value: Any) -> str | None:
-    """Compact JSON text of a decoded value (None stays None)."""
-    if value is None:
-        return None
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        pass
-    # orjson stops at integers beyond 64 bits and at nesting deeper than 255; the stdlib
-    # encoder writes both (and its own limits end in a marker, never an exception).
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return "[value not representable as JSON]"
-
-
-def to_int(value: Any) -> int | None:
-    """An integer, an integral float, or a string of digits; anything else -> None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if -BIGINT_MAX <= value <= BIGINT_MAX else None
-    if isinstance(value, float):
-        return int(value) if value.is_integer() and abs(value) <= BIGINT_MAX else None
-    if isinstance(value, str):
-        text = value.strip()
-        digits = text[1:] if text[:1] in "+-" else text
-        if digits.isascii() and digits.isdigit():
-            number = int(text)
-            return number if -BIGINT_MAX <= number <= BIGINT_MAX else None
-    return None
-
-
-def to_number(value: Any) -> float | None:
-    """A number as a float: bools become 1/0, numeric strings are parsed; anything else
-    (null, text, lists, NaN / infinity) is no number."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    try:
-        if isinstance(value, int | float):
-            number = float(value)
-        elif isinstance(value, str):
-            number = float(value.strip())
-        else:
-            return None
-    except (ValueError, OverflowError):  # OverflowError: an integer beyond a double
-        return None
-    return number if math.isfinite(number) else None
-
-
-def to_bool(value: Any) -> bool | None:
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return value != 0
-    if isinstance(value, str):
-        low = value.strip().lower()
-        if low in ("true", "1", "yes"):
-            return True
-        if low in ("false", "0", "no"):
-            return False
-    return None
-
-
-def to_timestamp(value: Any) -> dt.datetime | None:
-    """'YYYY-MM-DD HH:MM:SS' (or any ISO form) -> naive datetime; unparsable -> None."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        stamp = dt.datetime.fromisoformat(value.strip())
-        if stamp.tzinfo is not None:  # the column is a plain TIMESTAMP: store UTC wall time
-            stamp = stamp.astimezone(dt.UTC).replace(tzinfo=None)
-    except (ValueError, OverflowError):  # OverflowError: 9999-12-31T23:00-05:00 in UTC
-        return None
-    return stamp
-
-
 # Scalar columns of results copied from the record: (column, record key, converter).
 RESULT_COLUMNS: list[tuple[str, str, Converter]] = [
     ("stop_reason", "stop_reason", to_text),
@@ -246,43 +166,6 @@ MESSAGE_KEYS_MAPPED: frozenset[str] = frozenset(
 # columns hold; the flat {"id", "name", "arguments"} shape uses the same names.
 TOOL_CALL_KEYS_MAPPED: frozenset[str] = frozenset({"id", "type", "function"})
 FUNCTION_KEYS_MAPPED: frozenset[str] = frozenset({"name", "arguments"})
-
-
-# --- gold ---------------------------------------------------------------------------------
-
-def gold_label(record: dict[str, Any]) -> tuple[Any, str | None]:
-    """(gold as written, where it came from): the record's ``label``; a record without that
-    key gives its ``ground_truth`` (the raw rows of eval_ehrbench_qa.py / eval_mm_qa.py keep
-    the gold there, and analysis/ingest_external_results.py copies it to ``label`` only when
-    ``label`` is absent); (None, None) when it has neither."""
-    if "label" in record:
-        return record["label"], "label"
-    if "ground_truth" in record:
-        return record["ground_truth"], "ground_truth"
-    return None, None
-
-
-# --- identity -------------------------------------------------------------------------
-
-def qid_of(record: dict[str, Any]) -> str | None:
-    """The qid as text, or None when missing, empty or neither a string nor an int."""
-    qid = record.get("qid")
-    if isinstance(qid, str):
-        return qid if qid.strip() else None
-    if isinstance(qid, int) and not isinstance(qid, bool):
-        return str(qid)
-    return None
-
-
-def run_index_of(record: dict[str, Any]) -> tuple[int | None, str | None]:
-    """(run_index, None), or (None, reason) when the value is unusable. Missing -> 1."""
-    raw = record.get("run_index")
-    if raw is None:
-        return 1, None
-    number = to_int(raw)
-    if number is None or number < 1 or number > 2**31 - 1:
-        return None, f"run_index {json_text(raw)[:50]} is not a positive integer"
-    return number, None
 
 
 # --- small field rules ----------------------------------------------------------------
@@ -520,75 +403,42 @@ def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
                                       result["task_family"], result["source_benchmark"])
 
     label, result["label_source"] = gold_label(record)
-    gold = _items_or_none(scoring.gold_items, label, "label", rows)
+    gold = _items_or_none(gold_items, label, "label", rows)
     result["label"] = json_text(label)
     result["gold"] = json_text(gold)
 
     response, has_response = _walk_messages(record.get("messages"), key, keep_images, rows,
                                             multimodal)
-    pred = _items_or_none(scoring.prediction_items, response, "prediction",
+    pred = _items_or_none(prediction_items, response, "prediction",
                           rows) if has_response else []
     result["prediction"] = json_text(response) if has_response else None
     result["prediction_items"] = json_text(pred)
     result["n_messages"] = len(rows.messages)
     result["n_tool_calls"] = len(rows.tool_calls)
     result["n_images"] = len(rows.images)
+    try:  # score_text.py's per-run tool statistics (no score: results columns)
+        (result["authors_tool_calls"], result["authors_browser_calls"],
+         result["authors_turns"]) = run_stats(record)
+    except Exception as exc:  # noqa: BLE001 - costs these three columns, not the record
+        rows.problems.append(f"the authors' tool counts cannot read it ({type(exc).__name__}:"
+                             f" {ascii(str(exc))[:200]}); they are missing")
 
-    score = (scoring.set_f1(pred, gold, status) if gold is not None and pred is not None
-             else NO_SCORE)
-    rows.question_scores.append({
-        **key, "scorer": scoring.SCORER, "task": result["task"], "route": scoring.SCORER,
-        "precision": score.precision, "recall": score.recall, "f1": score.f1,
-        "exact_match": score.exact_match, "correct": score.exact_match,
-        "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
-        "line_no": line_no, "predictions": result["prediction_items"],
-    })
-    try:
-        rows.question_scores.extend(authors_score_rows(record.get("messages"), label, key,
-                                                       result["task"], status, line_no))
-    except Exception as exc:  # noqa: BLE001 - a scorer's bug costs its score rows, not the record
-        rows.problems.append(f"the authors' text scorer cannot read it ({type(exc).__name__}: "
-                             f"{ascii(str(exc))[:200]}); its scores are missing")
+    scored = ResultInput(record, label, status, gold, pred)
+    rows.question_scores = result_score_rows(scored, key, result["task"], line_no, multimodal,
+                                             rows.problems)
     return rows, None
-
-
-# The score of a record whose gold or prediction cannot be read: every metric NULL.
-NO_SCORE = SimpleNamespace(precision=None, recall=None, f1=None, exact_match=None,
-                           n_pred=None, n_gold=None)
 
 
 def _items_or_none(items_of: Callable[[Any], list[str]], value: Any, what: str,
                    rows: RecordRows) -> list[str] | None:
-    """The scorer's items of a value, or None (noted as a problem) when the scorer cannot
-    read it (an object nested deeper than orjson writes): the record still loads."""
+    """The normalized items of a value, or None (noted as a problem) when they cannot be read
+    (an object nested deeper than orjson writes): the record still loads."""
     try:
         return items_of(value)
     except (TypeError, ValueError, RecursionError) as exc:
         rows.problems.append(f"{what} cannot be scored ({type(exc).__name__}: {exc}); "
                              "its set_f1 score is NULL")
         return None
-def authors_score_rows(messages: Any, label: Any, key: dict[str, Any], task: str | None,
-                       status: str, line_no: int) -> list[dict[str, Any]]:
-    """question_scores rows of the authors' text scorer (etl/scoring.py): authors_text (the
-    leaderboard default for text benchmarks) and authors_text_fallback (the authors'
-    --extract-text-answer-without-finish option; equal to authors_text whenever the run
-    has a finish call). Computed from the record itself, not from the rows above: the
-    authors' rules (which call counts, how arguments parse) are not the normalized ones."""
-    plain = scoring.authors_text_score(messages, label)
-    fallback = plain
-    if plain.prediction_source == scoring.NO_PREDICTION:
-        fallback = scoring.authors_text_score(messages, label, allow_text=True)
-    out = []
-    for name, score in ((scoring.AUTHORS_TEXT, plain), (scoring.AUTHORS_TEXT_FALLBACK, fallback)):
-        out.append({
-            **key, "scorer": name, "task": task, "route": name,
-            "precision": score.precision, "recall": score.recall, "f1": score.f1,
-            "exact_match": score.exact_match, "correct": score.exact_match,
-            "n_pred": score.n_pred, "n_gold": score.n_gold, "status": status,
-            "line_no": line_no, "prediction_source": score.prediction_source,
-            "predictions": json_text(score.predictions),
-        })
-    return out
 
 
 def _walk_messages(messages: Any, key: dict[str, Any], keep_images: bool,

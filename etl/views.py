@@ -20,7 +20,10 @@ from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema
 
+from etl.benchmarks import benchmark_rows
+from etl.rows import insert_rows
 from etl.schema import SCHEMA_DIR, SQL_DIR, sql_files
+from etl.scoring import registry
 
 DIALECT = "duckdb"
 
@@ -65,9 +68,21 @@ def apply_schema(con: duckdb.DuckDBPyConnection, schema_dir: Path = SCHEMA_DIR) 
 
 
 def apply_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None:
-    """Create (or replace) every view of sql/*.sql, files in name order.
+    """Write the rule tables the views read (write_rule_tables), then create (or replace)
+    every view of sql/*.sql, files in name order.
     Raises ViewError naming the file when one does not apply."""
+    write_rule_tables(con)
     _execute_files(con, sql_files(sql_dir))
+
+
+def write_rule_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Tables scorers and benchmarks (schema/12_scorers.sql) from their one home, the scorer
+    registry (etl/scoring/registry.py) and etl/benchmarks.py, so that the views read the board
+    rules and the full splits instead of naming them. Rewritten whole: a few rows."""
+    for table, rows in (("scorers", registry.table_rows()),
+                        ("benchmarks", benchmark_rows())):
+        con.execute(f"DELETE FROM {table}")  # fixed names, not data
+        insert_rows(con, table, rows)
 
 
 # DuckDB's per-column compression option (schema/ declares the long text columns ZSTD),

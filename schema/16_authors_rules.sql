@@ -1,7 +1,8 @@
 -- Columns for the authors' rules recomputed here (issue 11): the multimodal scorer's
--- prediction and gold strings (scorer authors_mm_set, etl/scoring_mm.py, and the authors'
--- scored / rescored rows), score_text.py's per-run tool statistics (etl/scoring_text_runs.py)
--- and which writer version produced a summary file (etl/extract/summaries.py).
+-- prediction and gold strings (scorer authors_mm_set, etl/scoring/authors_mm.py, and the
+-- authors' scored / rescored rows), score_text.py's per-run tool statistics
+-- (etl/scoring/text_runs.py) and which writer version produced a summary file
+-- (etl/extract/summaries.py).
 
 ALTER TABLE question_scores ADD COLUMN gold_names VARCHAR;
 ALTER TABLE question_scores ADD COLUMN prediction_strs VARCHAR;

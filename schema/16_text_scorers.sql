@@ -1,4 +1,4 @@
--- The authors' text scorer (etl/scoring.py authors_text, authors_text_fallback) and best@k
+-- The authors' text scorer (etl/scoring/authors_text.py authors_text, authors_text_fallback) and best@k
 -- over runs: what each run's prediction was by that scorer's rules and where it came from.
 
 ALTER TABLE question_scores ADD COLUMN prediction_source VARCHAR;

@@ -1,7 +1,8 @@
 -- The paper's analysis chain (UCSC-VLAA/ClinSeekAgent openresearcher_ehr/analysis/:
 -- reorganize_results.py -> statistic_significance/compute_ci_from_per_sample_scores.py ->
 -- findings_20260501/scripts/build_report.py) and the other shapes the authors' scripts write
--- into or read from a results tree. Rules: etl/scoring_paper.py; views: sql/82_paper.sql.
+-- into or read from a results tree. Rules: etl/scoring/paper.py, etl/scoring/authors_files.py;
+-- views: sql/82_paper.sql.
 
 CREATE TABLE line_scores (
     run_id      VARCHAR,
@@ -24,7 +25,7 @@ CREATE TABLE line_scores (
     completed   BOOLEAN,
     stop_reason VARCHAR
 );
-COMMENT ON TABLE line_scores IS 'One row per record line and line-level rule of the files the paper''s chain and the authors'' helper scripts read line by line, duplicates and superseded attempts included (they count every line): a run''s top-level results.jsonl scored by paper_text (reorganize_results.py), paper_agentehr (the AgentEHR table of compute_ci_from_per_sample_scores.py) and ccs_helper (score_diagnoses_ccs_results.py), and every line of scored.jsonl / rescored.jsonl as paper_mm (reorganize_results.py load_mm_bench_rows). etl/scoring_paper.py.';
+COMMENT ON TABLE line_scores IS 'One row per record line and line-level rule of the files the paper''s chain and the authors'' helper scripts read line by line, duplicates and superseded attempts included (they count every line): a run''s top-level results.jsonl scored by paper_text (reorganize_results.py), paper_agentehr (the AgentEHR table of compute_ci_from_per_sample_scores.py) and ccs_helper (score_diagnoses_ccs_results.py), and every line of scored.jsonl / rescored.jsonl as paper_mm (reorganize_results.py load_mm_bench_rows). Rules: etl/scoring/paper.py, etl/scoring/authors_files.py.';
 COMMENT ON COLUMN line_scores.run_id IS 'Run the file belongs to.';
 COMMENT ON COLUMN line_scores.file_id IS 'File of the line (files.file_id).';
 COMMENT ON COLUMN line_scores.line_no IS '1-based line of the file.';

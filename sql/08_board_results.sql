@@ -22,7 +22,9 @@ SELECT
     true AS scored_elsewhere
 FROM question_scores AS q
 JOIN runs AS r ON r.run_id = q.run_id
-WHERE q.scorer IN ('scored', 'rescored')
+-- the board defaults read from the authors' files (scorers: scored, rescored)
+WHERE q.scorer IN (SELECT scorer FROM scorers
+                   WHERE question_rows = 'authors_file' AND default_for IS NOT NULL)
     AND split_part(r.run_id, '/', 3) = 'scored'
     AND NOT EXISTS (SELECT 1 FROM results AS x WHERE x.run_id = q.run_id)
 GROUP BY q.run_id, q.qid, q.run_index;

@@ -10,7 +10,7 @@
 --   leaderboard_best_at_k             best@k over runs, runs with several runs per question
 --   scorer_disagreements              results where the default and set_f1 disagree
 -- Default scorer: text benchmarks (everything but mm_bench) use authors_text, the benchmark
--- authors' own scorer (etl/scoring.py, a port of clinseekagent/scoring/score_text.py): its
+-- authors' own scorer (etl/scoring/authors_text.py, a port of clinseekagent/scoring/score_text.py): its
 -- F1 as computed, the record's status NOT consulted (an incomplete run with a finish answer
 -- counts; error rows have no finish call and score 0 by the rule itself), a result without
 -- a row scores 0. mm_bench uses the authors' per-question rows with the authors' own
@@ -30,46 +30,38 @@
 -- summary numbers (summary_metrics); they are left out of the leaderboard for now.
 
 CREATE OR REPLACE VIEW leaderboard_runs AS
-WITH author_runs AS (
-    -- one scorer per run: rescored when the run has such rows, else scored
-    SELECT run_id, CASE WHEN bool_or(scorer = 'rescored') THEN 'rescored' ELSE 'scored' END
-               AS scorer
+WITH rows_of_defaults AS (
+    -- the defaults a run takes only when it has rows of them (scorers.default_needs_rows:
+    -- the authors' rescored and scored rows), per run
+    SELECT run_id, scorer
     FROM question_scores
-    WHERE scorer IN ('scored', 'rescored')
-    GROUP BY run_id
+    WHERE scorer IN (SELECT scorer FROM scorers WHERE default_needs_rows)
+    GROUP BY run_id, scorer
 ),
-runs_with_source AS (
-    SELECT
-        r.run_id,
-        r.benchmark,
-        r.mode,
-        r.split,
-        r.model,
-        coalesce(m.display_name, r.model) AS display_name,
-        CASE
-            WHEN r.benchmark = 'mm_bench' THEN coalesce(a.scorer, 'set_f1')
-            ELSE 'authors_text'
-        END AS score_source
-    FROM runs AS r
-    LEFT JOIN models AS m ON m.model = r.model
-    LEFT JOIN author_runs AS a
-        ON a.run_id = r.run_id
-        AND r.benchmark = 'mm_bench'
-    WHERE NOT coalesce(r.is_archived, false)
-        AND (r.split IN ('full1800', 'subset600', 'full2703') OR r.split LIKE 'full%')
+picked AS (
+    -- the first default of the run's benchmark kind it has rows of, else the last one
+    SELECT f.run_id, min(s.default_rank) AS default_rank
+    FROM full_split_runs AS f
+    JOIN scorers AS s ON s.default_for = f.benchmark_kind
+    LEFT JOIN rows_of_defaults AS w ON w.run_id = f.run_id AND w.scorer = s.scorer
+    WHERE NOT s.default_needs_rows OR w.run_id IS NOT NULL
+    GROUP BY f.run_id
 )
 SELECT
-    run_id,
-    benchmark,
-    mode,
-    split,
-    model,
-    display_name,
-    score_source,
-    score_source AS scorer,
+    f.run_id,
+    f.benchmark,
+    f.mode,
+    f.split,
+    f.model,
+    coalesce(m.display_name, f.model) AS display_name,
+    s.scorer AS score_source,
+    s.scorer AS scorer,
     -- a scored-only run (board_results): its results were made and scored elsewhere
-    split_part(run_id, '/', 3) = 'scored' AS scored_elsewhere
-FROM runs_with_source;
+    split_part(f.run_id, '/', 3) = 'scored' AS scored_elsewhere
+FROM full_split_runs AS f
+JOIN picked AS p ON p.run_id = f.run_id
+JOIN scorers AS s ON s.default_for = f.benchmark_kind AND s.default_rank = p.default_rank
+LEFT JOIN models AS m ON m.model = f.model;
 
 COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source (= scorer) is the default scorer of each: authors_text (the benchmark authors'' text scorer) for text benchmarks; for mm_bench the authors'' rows with the authors'' fallback: rescored when the run has any, else scored, in either mode; else set_f1.';
 COMMENT ON COLUMN leaderboard_runs.run_id IS 'Run id: logical path of the run directory (see runs).';
@@ -88,46 +80,36 @@ FROM leaderboard_runs
 UNION ALL
 SELECT lr.run_id, s.scorer, false AS is_default
 FROM leaderboard_runs AS lr
-CROSS JOIN (VALUES ('authors_text'), ('authors_text_fallback'), ('set_f1'), ('paper_text'),
-                   ('paper_agentehr')) AS s(scorer)
-WHERE s.scorer <> lr.score_source;
+JOIN scorers AS s ON s.extra AND s.scorer <> lr.score_source;
 
-COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and the scorers computed here for every result (authors_text, authors_text_fallback, set_f1).';
+COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and every scorer shown beside it (scorers.extra: authors_text, authors_text_fallback, set_f1, paper_text, paper_agentehr; the paper''s two rules have rows for text results only).';
 COMMENT ON COLUMN leaderboard_scorers.run_id IS 'Leaderboard run (see leaderboard_runs).';
-COMMENT ON COLUMN leaderboard_scorers.scorer IS 'question_scores scorer: authors_text (default for text benchmarks), authors_text_fallback, set_f1, or the authors'' scored / rescored rows (mm_bench).';
+COMMENT ON COLUMN leaderboard_scorers.scorer IS 'question_scores scorer (table scorers): authors_text (default for text benchmarks), authors_text_fallback, set_f1, paper_text, paper_agentehr, or the authors'' scored / rescored rows (mm_bench).';
 COMMENT ON COLUMN leaderboard_scorers.is_default IS 'True for the run''s default scorer, the one leaderboard, leaderboard_by_task and leaderboard_by_group show.';
 
 CREATE OR REPLACE VIEW leaderboard_result_scores_all AS
-WITH computed AS (
-    -- Scorers computed here for every result. One row per result even if a scorer wrote a
-    -- result twice (no fan-out of results).
-    SELECT run_id, qid, run_index, scorer, avg(f1) AS score
-    FROM question_scores
-    WHERE scorer IN ('authors_text', 'authors_text_fallback', 'set_f1', 'paper_text',
-                     'paper_agentehr')
-    GROUP BY run_id, qid, run_index, scorer
-),
-authors AS (
+WITH per_result AS (
+    -- One score per result and board scorer (a default or an extra), read by the scorer's
+    -- score_rule. One row per result even if a scorer wrote a result twice (no fan-out).
     SELECT
-        run_id,
-        qid,
-        run_index,
-        scorer,
+        q.run_id,
+        q.qid,
+        q.run_index,
+        q.scorer,
         avg(
             CASE
-                WHEN route = 'llm_judge' THEN coalesce(correct, CAST(judge_match AS DOUBLE), 0.0)
-                WHEN route = 'incomplete' THEN 0.0
-                ELSE coalesce(f1, correct, 0.0)
+                WHEN s.score_rule = 'f1' THEN q.f1
+                -- authors_unified: the authors' multimodal unified score
+                WHEN q.route = 'llm_judge' THEN coalesce(q.correct, CAST(q.judge_match AS DOUBLE), 0.0)
+                WHEN q.route = 'incomplete' THEN 0.0
+                ELSE coalesce(q.f1, q.correct, 0.0)
             END
         ) AS score
-    FROM question_scores
-    WHERE scorer IN ('scored', 'rescored')
-    GROUP BY run_id, qid, run_index, scorer
-),
-per_result AS (
-    SELECT * FROM computed
-    UNION ALL
-    SELECT * FROM authors
+    FROM question_scores AS q
+    JOIN scorers AS s
+        ON s.scorer = q.scorer
+        AND (s.extra OR s.default_for IS NOT NULL)
+    GROUP BY q.run_id, q.qid, q.run_index, q.scorer
 )
 SELECT
     lr.run_id,
@@ -143,9 +125,9 @@ SELECT
     res.status,
     ps.score AS source_score,
     CASE
-        -- The authors' text scorer and the paper's rules never look at the status.
-        WHEN ls.scorer IN ('authors_text', 'authors_text_fallback', 'paper_text',
-                           'paper_agentehr') THEN coalesce(ps.score, 0.0)
+        -- status_rule as_scored: the authors' scorers and the paper's rules never look at it
+        WHEN sc.status_rule = 'as_scored' THEN coalesce(ps.score, 0.0)
+        -- failed_zero
         WHEN res.status IN ('error', 'incomplete') THEN 0.0
         ELSE coalesce(ps.score, 0.0)
     END AS score,
@@ -153,6 +135,7 @@ SELECT
     ls.is_default
 FROM leaderboard_runs AS lr
 JOIN leaderboard_scorers AS ls ON ls.run_id = lr.run_id
+JOIN scorers AS sc ON sc.scorer = ls.scorer
 JOIN board_results AS res ON res.run_id = lr.run_id
 LEFT JOIN per_result AS ps
     ON ps.run_id = res.run_id
@@ -160,9 +143,10 @@ LEFT JOIN per_result AS ps
     AND ps.run_index = res.run_index
     AND ps.scorer = ls.scorer
 -- a multimodal question with empty gold has no authors' row (score_multimodal.py skips it):
--- it is not on the authors' leaderboard either, under any scorer of that run
-WHERE NOT (lr.score_source IN ('scored', 'rescored')
-           AND NOT EXISTS (SELECT 1 FROM authors AS a
+-- it is not on the authors' leaderboard either, under any scorer of a run whose default is
+-- read from the authors' files
+WHERE NOT (lr.score_source IN (SELECT scorer FROM scorers WHERE question_rows = 'authors_file')
+           AND NOT EXISTS (SELECT 1 FROM question_scores AS a
                            WHERE a.run_id = res.run_id AND a.qid = res.qid
                              AND a.run_index = res.run_index AND a.scorer = lr.score_source)
            AND EXISTS (SELECT 1 FROM question_scores AS g
@@ -532,7 +516,8 @@ LEFT JOIN question_scores AS qn
     ON qn.run_id = d.run_id AND qn.qid = d.qid AND qn.run_index = d.run_index
     AND qn.scorer = 'set_f1'
 WHERE d.is_default
-    AND d.scorer IN ('authors_text', 'authors_text_fallback')
+    -- the text boards' default (scorers.default_for = 'text': authors_text)
+    AND d.scorer IN (SELECT scorer FROM scorers WHERE default_for = 'text')
     AND abs(d.score - n.score) > 1e-12;
 
 COMMENT ON VIEW scorer_disagreements IS 'Results of leaderboard runs scored by the authors'' text scorer (the default) where it and the normalized set_f1 rule give different scores, with both predictions, so the cost of each rule is visible: padded strings, non-string items, Python-literal arguments, finish calls named functions.finish, incomplete runs with an answer, atc_name gold, ...';

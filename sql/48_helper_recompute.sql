@@ -3,7 +3,7 @@
 -- those scripts read them) the way each script computes them. summary_reconciliation puts
 -- them beside the numbers as written.
 -- * ccs_scores (helper/score_diagnoses_ccs_results.py scores.json, rule ccs_helper of
---   etl/scoring_paper.py): lines grouped by qid in file order are a question's runs;
+--   etl/scoring/paper.py): lines grouped by qid in file order are a question's runs;
 --   sample_num = lines; completed_task_num = questions; score.avg.<m> = mean over questions
 --   of the mean over its runs, score.max.<m> = mean of the max, score.best@k.<m> = mean of
 --   calculate_true_best_at_k (k = 1..the most runs a question has); info.incomplete_run_count

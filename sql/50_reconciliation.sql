@@ -32,7 +32,7 @@
 --     scorer, scorer authors_text; set_f1 until that scorer exists), task_type from results;
 --   - writer_rule evaluate_results_legacy (flat {task: {...}} files of
 --     openresearcher_ehr/helper/evaluate_results.py as of 09dce89) from scorer
---     'authors_text_legacy' rows (etl/scoring_text_runs.py: gold = name and atc_name, no
+--     'authors_text_legacy' rows (etl/scoring/authors_legacy.py: gold = name and atc_name, no
 --     string answers); precision / recall / f1 = mean over ALL questions of the task, a
 --     question without runs counting 0 (only questions present in the results are known);
 --   in both:

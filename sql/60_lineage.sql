@@ -84,11 +84,8 @@ any_candidates AS (
         AND c.benchmark = ar.benchmark
         AND c.model = ar.model
         AND (ar.mode IS NULL OR c.mode = ar.mode)
-        AND (
-            c.split = ar.match_split
-            OR c.split IN ('full1800', 'subset600', 'full2703')
-            OR c.split LIKE 'full%'
-        )
+    LEFT JOIN full_split_runs AS fs ON fs.run_id = c.run_id
+    WHERE c.split = ar.match_split OR fs.run_id IS NOT NULL
 ),
 candidates AS (
     -- Same-split runs when there are any; the full-split fallback only when there are none.

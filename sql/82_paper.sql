@@ -26,8 +26,10 @@
 -- the cells the authors' tables and figure print (EHR-Bench: overall, groups, semantic tasks;
 -- mm_bench: the six multimodal L4 tasks and the multimodal overall; AgentEHR: five tasks and
 -- their pool); the other cells follow the same rules.
--- Scorer names of the paper's rules (etl/scoring_paper.py LINE_SCORERS): paper_text,
--- paper_agentehr, ccs_helper; paper_mm for the authors' own scored / rescored numbers.
+-- The scorer of each benchmark's table is read from table scorers (paper_table_for; the
+-- registry etl/scoring/registry.py): paper_text, paper_agentehr, and paper_mm for the
+-- authors' own scored / rescored numbers; their rules are etl/scoring/paper.py and
+-- etl/scoring/authors_files.py.
 
 CREATE OR REPLACE VIEW paper_taxonomy AS
 SELECT * FROM (VALUES
@@ -141,16 +143,18 @@ text_rows AS (
            s.recall, 'record' AS task_source
     FROM line_scores AS s
     JOIN board AS b ON b.run_id = s.run_id
+    -- the rule of the benchmark's table (scorers.paper_table_for: paper_text, paper_agentehr)
+    JOIN scorers AS sc
+        ON sc.scorer = s.scorer AND sc.paper_table_for = b.benchmark
+        AND sc.line_rows = 'results_line'
     WHERE s.kind = 'results_top'
-        AND ((b.benchmark = 'ehr_bench' AND s.scorer = 'paper_text')
-             OR (b.benchmark = 'agent_ehr_bench' AND s.scorer = 'paper_agentehr'
-                 AND coalesce(s.task, '') <> ''))
+        AND (b.benchmark <> 'agent_ehr_bench' OR coalesce(s.task, '') <> '')
 ),
 mm_source AS (
     -- load_mm_bench_rows: scored.jsonl, else rescored.jsonl
     SELECT run_id, CASE WHEN bool_or(kind = 'scored') THEN 'scored' ELSE 'rescored' END AS kind
     FROM line_scores
-    WHERE scorer = 'paper_mm'
+    WHERE scorer IN (SELECT scorer FROM scorers WHERE paper_table_for = 'mm_bench')
     GROUP BY run_id
 ),
 classified AS (
@@ -174,7 +178,7 @@ mm_rows AS (
     JOIN mm_source AS m ON m.run_id = s.run_id AND m.kind = s.kind
     CROSS JOIN classified AS c
     LEFT JOIN paper_mm_fine_task AS f ON f.qid = s.qid
-    WHERE s.scorer = 'paper_mm'
+    WHERE s.scorer IN (SELECT scorer FROM scorers WHERE paper_table_for = 'mm_bench')
         -- a question the classifier does not know, or labels prescriptions / other: dropped
         AND (NOT c.present OR f.fine_task IS NOT NULL)
 )
@@ -368,13 +372,13 @@ SELECT
     c.in_paper_table,
     c.ci_n,
     c.ci_mean,
-    CASE c.benchmark WHEN 'ehr_bench' THEN 'paper_text' WHEN 'agent_ehr_bench'
-         THEN 'paper_agentehr' ELSE 'paper_mm' END AS scorer,
+    ps.scorer,
     c.task_source,
     coalesce(m.display_name, c.model) AS display_name
 FROM paper_cells AS c
 LEFT JOIN student_t_quantiles AS q ON q.df = c.ci_n - 1
-LEFT JOIN models AS m ON m.model = c.model;
+LEFT JOIN models AS m ON m.model = c.model
+LEFT JOIN scorers AS ps ON ps.paper_table_for = c.benchmark;
 
 COMMENT ON VIEW paper_table IS 'The paper''s tables, cell by cell, as the authors'' analysis chain computes them (reorganize_results.py -> compute_ci_from_per_sample_scores.py -> build_report.py): score = the node mean over every line (build_report''s cell; the multimodal overall count-weighted over the six multimodal L4 tasks), a 95% Student-t interval over the per-sample scores (the last line of each question for EHR-Bench and mm_bench, every line for AgentEHR), not clipped to [0, 1]. EHR-Bench rows are scored by paper_text (gold name only, answers str()-ed and stripped), AgentEHR rows by paper_agentehr, mm_bench rows are the authors'' scored (else rescored) numbers. Scores are fractions in [0, 1]. The leaderboard views (authors_text, score_text.py) give the other number of the same runs; both are named (scorer).';
 COMMENT ON COLUMN paper_table.benchmark IS 'ehr_bench, agent_ehr_bench or mm_bench.';

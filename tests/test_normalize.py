@@ -17,10 +17,9 @@ from etl.normalize import (
     normalize_tool,
     parse_arguments,
     task_group,
-    to_int,
-    to_timestamp,
 )
-from etl.scoring import gold_items, prediction_items
+from etl.scoring.normalized import gold_items, prediction_items
+from etl.values import to_int, to_timestamp
 
 B64 = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHR8e"
 
@@ -253,8 +252,10 @@ def test_oddly_shaped_records_load_what_they_can() -> None:
     for rec in shapes:
         rows, why = normalize_record(rec, line_no=1, rec_no=1)
         assert why is None and rows is not None, rec
+        # one row per per-result scorer of a text result, whatever the shape
         assert sorted(s["scorer"] for s in rows.question_scores) == [
-            "authors_text", "authors_text_fallback", "set_f1"]
+            "authors_text", "authors_text_fallback", "authors_text_legacy", "paper_agentehr",
+            "paper_text", "set_f1"]
         orjson.dumps(rows.results, option=orjson.OPT_NAIVE_UTC)  # all scalar, serializable
     o1, _ = normalize_record(shapes[0], line_no=1, rec_no=1)
     # Its text is message 0 (readable in the trajectory viewer), and a problem says why.

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from etl.scoring import gold_items, prediction_items, set_f1
+from etl.scoring.normalized import gold_items, prediction_items, set_f1
 
 
 def test_partial_overlap_arithmetic() -> None:

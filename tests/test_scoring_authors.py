@@ -1,9 +1,9 @@
-"""authors_text (etl/scoring.py): the benchmark authors' text scorer.
+"""authors_text (etl/scoring/authors_text.py): the benchmark authors' text scorer.
 
 Hand arithmetic for each rule, the shapes the authors' code would crash on (decided and
-documented in etl/scoring.py), and a Hypothesis comparison of the production extraction +
-F1 against a clean-room re-implementation written here from the written rules (DESIGN.md
-"Scores"), sharing no code with etl/scoring.py. The comparison with the authors' code
+documented in etl/scoring/authors_text.py), and a Hypothesis comparison of the production
+extraction + F1 against a clean-room re-implementation written here from the written rules
+(DESIGN.md "Scores"), sharing no code with etl/scoring/. The comparison with the authors' code
 itself is tests/test_fidelity_text.py (golden files made by their scorer)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from etl.scoring import (
+from etl.scoring.authors_text import (
     authors_f1,
     authors_text_score,
     fallback_prediction,
@@ -128,7 +128,7 @@ def test_status_is_not_consulted() -> None:
 
 
 def test_shapes_the_authors_code_would_crash_on() -> None:
-    # decided in etl/scoring.py: the odd message / call is skipped, never a crash
+    # decided in etl/scoring/authors_text.py: the odd message / call is skipped, never a crash
     good = call("ehr.finish", '{"response": ["a"]}')
     for messages in (None, "text", {"role": "assistant"}, 5):
         assert finish_prediction(messages) == ([], None)

@@ -1,5 +1,6 @@
-"""Any record shape: the authors' rules re-implemented here (etl/scoring_mm.py,
-etl/scoring_text_runs.py) never raise, and their numbers stay where the rules put them."""
+"""Any record shape: the authors' rules re-implemented here (etl/scoring/authors_mm.py,
+etl/scoring/text_runs.py, etl/scoring/authors_legacy.py) never raise, and their numbers stay
+where the rules put them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from etl import scoring_mm, scoring_text_runs
+from etl.scoring import authors_legacy, authors_mm, text_runs
+from etl.scoring.base import ResultInput
+from etl.values import gold_label
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5),
                     st.floats(allow_nan=True, allow_infinity=False),
@@ -42,9 +45,9 @@ NOTES = {"ok", "no_finish_call", "bad_json_args", "no_response_key"}
 @settings(max_examples=200, deadline=None)
 @given(records)
 def test_mm_scorer_total_on_any_record(record: dict[str, Any]) -> None:
-    row = scoring_mm.score_record(record)
+    row = authors_mm.score_record(record)
     assert row["route"] in ROUTES and row["note"] in NOTES
-    assert row["scorer"] == scoring_mm.SCORER
+    assert row["scorer"] == authors_mm.NAME
     if row["route"] == "set_f1":
         assert row["len_gold"] >= 2
         for key in ("precision", "recall", "f1", "accuracy", "exact_match"):
@@ -54,7 +57,7 @@ def test_mm_scorer_total_on_any_record(record: dict[str, Any]) -> None:
     elif row["route"] == "llm_judge":
         assert row["len_gold"] == 1 and "f1" not in row  # the verdict needs the LLM
     elif row["route"] == "incomplete":
-        assert row["note"] != "ok" or scoring_mm.extract_prediction(record)[0] is None
+        assert row["note"] != "ok" or authors_mm.extract_prediction(record)[0] is None
         assert row["f1"] == 0.0
     else:
         assert row["len_gold"] == 0
@@ -63,11 +66,12 @@ def test_mm_scorer_total_on_any_record(record: dict[str, Any]) -> None:
 @settings(max_examples=200, deadline=None)
 @given(records)
 def test_text_run_stats_and_legacy_rule_on_any_record(record: dict[str, Any]) -> None:
-    total, browser, turns = scoring_text_runs.run_stats(record)
+    total, browser, turns = text_runs.run_stats(record)
     assert 0 <= browser <= total
     msgs = record["messages"] if isinstance(record["messages"], list) else []
     assert turns == sum(isinstance(m, dict) and m.get("role") == "assistant" for m in msgs)
-    row = scoring_text_runs.legacy_score(record)
+    row = authors_legacy.score_result(ResultInput(record, gold_label(record)[0], "success",
+                                                  None, None))
     assert row["note"] in {"finish_tool_call", "finish_tool_call_non_list",
                            "finish_parse_error", "no_prediction"}
     for key in ("precision", "recall", "f1", "exact_match"):

@@ -377,7 +377,8 @@ def test_extractor_names_what_it_could_not_read(tmp_path) -> None:
 
 
 def test_score_rows_keep_the_fields_no_column_maps(tmp_path) -> None:
-    from etl.extract.scores import SCORED_KEYS_MAPPED, extract_scores
+    from etl.extract.scores import extract_scores
+    from etl.scoring.authors_files import SCORED_KEYS_MAPPED
 
     # a rescored vocab row and a judge row as the authors' scorer writes them
     vocab = {"qid": "q1", "run_index": 1, "task": "medmod_phenotyping", "route": "set_f1",

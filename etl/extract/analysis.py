@@ -19,8 +19,8 @@ from typing import Any
 from etl.extract import Emitter, FileInfo, register
 from etl.extract.summaries import read_document
 from etl.models import canonical_model
-from etl.normalize import to_bool, to_number, to_text
 from etl.read import JsonlReader
+from etl.values import to_bool, to_number, to_text
 
 
 def _jsonl(file: FileInfo, emit: Emitter, row_of: Any) -> None:

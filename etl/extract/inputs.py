@@ -10,8 +10,8 @@ from typing import Any
 
 from etl.extract import Emitter, FileInfo, register
 from etl.extract.runmeta import REGION_RE
-from etl.normalize import to_text
 from etl.read import JsonlReader
+from etl.values import to_text
 
 
 def input_qid(row: dict[str, Any]) -> str | None:

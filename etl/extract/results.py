@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import orjson
 
-from etl import scoring_mm, scoring_paper, scoring_text_runs
+from etl.benchmarks import MULTIMODAL, benchmark_kind
 from etl.extract import Emitter, FileInfo, register
-from etl.normalize import (
-    json_text,
-    normalize_record,
-    qid_of,
-    run_index_of,
-    to_bool,
-    to_int,
-    to_text,
-)
+from etl.normalize import normalize_record
 from etl.read import EXCERPT_CHARS, JsonlReader, Line, excerpt_of
+from etl.scoring.registry import LINE_SCORED_KIND
+from etl.scoring.rows import line_score_rows
+from etl.scoring.text_runs import tool_name_counts
+from etl.values import qid_of, run_index_of
 
 CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
 
@@ -67,16 +63,12 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
                                  "line_no": line.line_no, "rec_no": rec_no})
             return
     rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
-                                 keep_images=keep_images, multimodal=benchmark == "mm_bench")
+                                 keep_images=keep_images,
+                                 multimodal=benchmark_kind(benchmark) == MULTIMODAL)
     if rows is None:
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))
         return
-    try:
-        authors_rules(record, rows.results, benchmark, rows.question_scores)
-    except Exception as exc:  # noqa: BLE001 - a scorer's bug costs its score rows, not the record
-        rows.problems.append(f"the authors' rules cannot read it ({type(exc).__name__}: "
-                             f"{ascii(str(exc))[:200]}); their scores are missing")
     if rows.problems:
         # Loaded with what could be read; a value that did not fit its column, or a shape
         # that could not be read, is kept (original text, the extra columns) and named here.
@@ -92,65 +84,16 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
             emit.row(table, row)
 
 
-# The file the paper's chain and the authors' helper scripts read line by line: a run
-# directory's results.jsonl (reorganize_results.py, compute_ci_from_per_sample_scores.py,
-# score_diagnoses_ccs_results.py, analyze_tool_call_averages.py).
-LINE_SCORED_KIND = "results_top"
-
-
 def _emit_line_rows(record: dict[str, object], line: Line, rec_no: int, emit: Emitter) -> None:
-    """line_scores rows (every rule of etl/scoring_paper.py) and line_tool_counts rows of
-    one line, whatever becomes of the record itself: those scripts count every line, a
-    superseded attempt or a record without a qid too."""
-    base = {"line_no": line.line_no, "rec_no": rec_no, "kind": LINE_SCORED_KIND,
-            "qid": to_text(record.get("qid")), "run_index": to_int(record.get("run_index")),
-            "task": to_text(record.get("task")), "task_type": to_text(record.get("task_type")),
-            "raw_status": to_text(record.get("status")),
-            "completed": to_bool(record.get("completed")),
-            "stop_reason": to_text(record.get("stop_reason"))}
-    rows = []
-    for name, rule in scoring_paper.LINE_SCORERS.items():
-        try:
-            score = rule(record)
-        except Exception as exc:  # noqa: BLE001 - a rule's bug costs its row, not the line
-            emit.reject(line.line_no, "repaired",
-                        f"record {rec_no}: the {name} rule cannot read it ({type(exc).__name__}:"
-                        f" {ascii(str(exc))[:200]}); its line score is missing", line.excerpt)
-            continue
-        rows.append({**base, "scorer": name, "f1": score.f1, "precision": score.precision,
-                     "recall": score.recall, "exact_match": score.exact_match,
-                     "gold": json_text(score.gold), "predictions": json_text(score.predictions)})
+    """line_scores rows (every line rule of the registry, etl/scoring/rows.py) and
+    line_tool_counts rows of one line of a run's results.jsonl."""
+    rows, problems = line_score_rows(record, line.line_no, rec_no)
+    for problem in problems:
+        emit.reject(line.line_no, "repaired", f"record {rec_no}: {problem}", line.excerpt)
     for row in rows:
         emit.row("line_scores", row)
-    for tool, n_calls in scoring_text_runs.tool_name_counts(record).items():
+    for tool, n_calls in tool_name_counts(record).items():
         emit.row("line_tool_counts", {"rec_no": rec_no, "tool": tool, "n_calls": n_calls})
-
-
-def authors_rules(record: dict[str, object], result: dict[str, object],
-                  benchmark: str | None, scores: list[dict[str, object]]) -> None:
-    """The authors' rules beside the project's own: score_text.py's per-run tool
-    statistics on every result; for mm_bench the multimodal scorer's prediction, gold and
-    score (authors_mm_set rows), for the text benchmarks the legacy scorer's score."""
-    result["authors_tool_calls"], result["authors_browser_calls"], result["authors_turns"] = (
-        scoring_text_runs.run_stats(record))
-    key = {"qid": result["qid"], "run_index": result["run_index"], "rec_no": result["rec_no"],
-           "task": result.get("task"), "line_no": result["line_no"]}
-    if benchmark == "mm_bench":
-        # The multimodal scorer's prediction lives in this row's prediction_strs / gold_names;
-        # results.prediction keeps the project's rule, which archive_diff compares (under the
-        # mm rule an old run's ehr_finish calls are no finish calls at all).
-        row = scoring_mm.score_record(record)
-    else:
-        row = scoring_text_runs.legacy_score(record)
-        for name in scoring_paper.BOARD_SCORERS:
-            paper = scoring_paper.LINE_SCORERS[name](record)
-            scores.append({**key, "scorer": name, "route": name, "precision": paper.precision,
-                           "recall": paper.recall, "f1": paper.f1,
-                           "exact_match": paper.exact_match, "correct": paper.exact_match,
-                           "status": result.get("status"),
-                           "predictions": json_text(paper.predictions),
-                           "gold_names": json_text(paper.gold)})
-    scores.append({**key, **row})
 
 
 def _record_excerpt(line_excerpt: str | None, record: dict[str, object]) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 from etl.extract import Emitter, FileInfo, register
 from etl.models import canonical_model
 from etl.read import BOM, excerpt_of, read_json_file
+from etl.values import to_int
 
 # A backend region name such as us-east-1, eu-central-2, us-gov-west-1, ap-southeast-2.
 REGION_RE = re.compile(r"^[a-z]{2}(?:-gov)?-[a-z]+-\d+$")
@@ -105,16 +106,6 @@ def flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield prefix, value
 
 
-def _int_or_none(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
-        return int(value.strip())
-    return None
-
-
 def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -134,10 +125,10 @@ def _shard_row(shard: dict[str, Any], source: str, source_dir: str) -> dict[str,
                            shard.get("model_id")),
         "region": _str_or_none(shard.get("region")),
         "backend_model_id": _str_or_none(shard.get("model_id")),
-        "input_rows": _int_or_none(shard.get("input_rows", shard.get("rows"))),
-        "results_rows": _int_or_none(shard.get("results_rows")),
-        "returncode": _int_or_none(shard.get("returncode")),
-        "pid": _int_or_none(shard.get("pid")),
+        "input_rows": to_int(shard.get("input_rows", shard.get("rows"))),
+        "results_rows": to_int(shard.get("results_rows")),
+        "returncode": to_int(shard.get("returncode")),
+        "pid": to_int(shard.get("pid")),
     }
 
 

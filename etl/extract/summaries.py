@@ -36,8 +36,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from etl.extract import Emitter, FileInfo, register
-from etl.normalize import to_number
 from etl.read import file_sha256, read_json_file
+from etl.values import to_number
 
 TABLE = "summary_metrics"
 

@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from etl.benchmarks import FULL_SPLITS, SPLIT_SIZES
 from etl.extract import FileInfo
 from etl.models import canonical_model
 from etl.pipeline.copies import COPY_RANK, RESULT_KINDS
@@ -33,11 +34,6 @@ _RUN_STEAL_LOG = re.compile(r"^run_steal_\d+\.log$")
 _INPUT_STEAL = re.compile(r"^input_steal_\d+\.jsonl$")
 _SPLIT_SIZE = re.compile(r"(\d+)$")
 
-KNOWN_SPLIT_SIZES = {"full1800": 1800, "subset600": 600, "full2703": 2703}
-# The full split of each benchmark, for a scored-only run of a tree without any other run of
-# its benchmark.
-FULL_SPLIT_OF = {"ehr_bench": "full1800", "agent_ehr_bench": "subset600",
-                 "mm_bench": "full2703"}
 
 
 @dataclass(slots=True)
@@ -82,8 +78,8 @@ def file_id_for(logical_path: str) -> str:
 def expected_questions_for(split: str | None) -> int | None:
     if split is None:
         return None
-    if split in KNOWN_SPLIT_SIZES:
-        return KNOWN_SPLIT_SIZES[split]
+    if split in SPLIT_SIZES:
+        return SPLIT_SIZES[split]
     match = _SPLIT_SIZE.search(split)
     return int(match.group(1)) if match else None
 
@@ -588,7 +584,9 @@ def _attach_scored(pending: list[tuple[FileInfo, tuple[str, str, str]]],
             # as scored.jsonl + summary.json): its results were made and scored elsewhere.
             # It keeps its logical path; its split is the benchmark's full split, so the
             # boards show it (marked: leaderboard_runs.scored_elsewhere, sql/08).
-            split = full_splits.get(benchmark) or FULL_SPLIT_OF.get(benchmark, "scored")
+            # (else the benchmark's known full split, for a tree without another run of it)
+            known = FULL_SPLITS.get(benchmark)
+            split = full_splits.get(benchmark) or (known[0] if known else "scored")
             run_path = f"{benchmark}/{mode}/scored/{model_dir}"
             run = disc.runs.setdefault(run_path, RunInfo(
                 run_id=run_path, benchmark=benchmark, mode=mode, split=split,

@@ -1,9 +1,10 @@
 """The rules of the paper's analysis chain: the scorers behind the published tables.
 
-The paper's tables are not made by the authors' scorer (etl/scoring.py, score_text.py) but
-by the analysis chain of UCSC-VLAA/ClinSeekAgent ``openresearcher_ehr/analysis/``:
-``reorganize_results.py`` -> ``statistic_significance/compute_ci_from_per_sample_scores.py``
--> ``findings_20260501/scripts/build_report.py``. Each rule below is a port of one function
+The paper's tables are not made by the authors' scorer (etl/scoring/authors_text.py,
+score_text.py) but by the analysis chain of UCSC-VLAA/ClinSeekAgent
+``openresearcher_ehr/analysis/``: ``reorganize_results.py`` ->
+``statistic_significance/compute_ci_from_per_sample_scores.py`` ->
+``findings_20260501/scripts/build_report.py``. Each rule below is a port of one function
 of that code, read as the specification; the views of sql/82_paper.sql aggregate their rows
 the way the chain does.
 
@@ -17,10 +18,10 @@ the way the chain does.
   and stripped. Both sides are stripped and lower-cased as sets; an empty side scores 0.
 - ``paper_agentehr`` (compute_ci_from_per_sample_scores.py ``_agent_ehr_bedrock_rows``): the
   AgentEHR table rows. The prediction of the authors' evaluate_results.py
-  (``extract_finish_predictions_with_source``, the rule of score_text.py: etl/scoring.py
-  ``finish_prediction``), the gold the ``name`` of each object (``str()`` of any other
-  item, a string label one item), scored by its ``f1_score`` (string items only,
-  lower-cased, never stripped).
+  (``extract_finish_predictions_with_source``, the rule of score_text.py:
+  etl/scoring/authors_text.py ``finish_prediction``), the gold the ``name`` of each object
+  (``str()`` of any other item, a string label one item), scored by its ``f1_score``
+  (string items only, lower-cased, never stripped).
 - ``ccs_helper`` (helper/score_diagnoses_ccs_results.py ``extract_finish_predictions``,
   ``f1_score``): only a list response counts (a string response is no prediction), gold the
   ``name`` strings of the label's objects; string items only, lower-cased, not stripped.
@@ -32,38 +33,24 @@ stages them before the chain reads them (etl/normalize.py ``gold_label``).
 
 Where the authors' code would crash on a malformed record (a message or call that is not an
 object, a function name that is not a string), the piece is skipped here: it is not a finish
-call. Every rule returns a ``LineScore``; ``LINE_SCORERS`` is the one registration point
-(etl/extract/results.py computes every rule for every record line; the scorer names the
-views use are listed in sql/82_paper.sql ``paper_scorers``).
+call. Every rule returns a ``LineScore`` and is registered in etl/scoring/registry.py: all
+three for every line of a run's results.jsonl (table line_scores), paper_text and
+paper_agentehr also for every text result (question_scores, so every board can show them).
 """
 
 from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from etl import scoring
-from etl.normalize import gold_label
+from etl.scoring.authors_text import authors_f1, finish_prediction, parse_json_or_python
+from etl.scoring.base import LineScore, ResultInput, ScoreColumns
+from etl.values import gold_label, json_text
 
 PAPER_TEXT = "paper_text"
 PAPER_AGENTEHR = "paper_agentehr"
 CCS_HELPER = "ccs_helper"
-
-
-@dataclass(slots=True, frozen=True)
-class LineScore:
-    """One record line scored by one rule: the gold and prediction as the rule reads them
-    and its numbers (fractions in [0, 1])."""
-
-    gold: list[Any]
-    predictions: list[Any]
-    f1: float
-    precision: float
-    recall: float
-    exact_match: float | None
 
 
 # --- paper_text: reorganize_results.py ------------------------------------------------
@@ -163,8 +150,8 @@ def paper_agentehr_score(record: dict[str, Any]) -> LineScore:
     """One result line as the AgentEHR table scores it (evaluate_results.f1_score of
     extract_finish_predictions_with_source(allow_text=False) against the gold names)."""
     gold = agentehr_gold_names(gold_label(record)[0])
-    preds, _source = scoring.finish_prediction(record.get("messages", []))
-    precision, recall, f1, em, _, _ = scoring.authors_f1(preds or [], gold)
+    preds, _source = finish_prediction(record.get("messages", []))
+    precision, recall, f1, em, _, _ = authors_f1(preds or [], gold)
     return LineScore(gold, preds, f1, precision, recall, em)
 
 
@@ -185,7 +172,7 @@ def ccs_helper_predictions(messages: Any) -> list[Any]:
             if not isinstance(name, str) or "finish" not in name.lower():
                 continue
             try:
-                arguments = scoring.parse_json_or_python(function.get("arguments", {}))
+                arguments = parse_json_or_python(function.get("arguments", {}))
             except Exception:  # noqa: BLE001 - as the authors' code
                 return []
             predictions = (arguments.get("response", []) if isinstance(arguments, dict)
@@ -211,12 +198,17 @@ def ccs_helper_score(record: dict[str, Any]) -> LineScore:
     return LineScore(gold, preds, f1, precision, recall, 1.0 if pl == gl else 0.0)
 
 
-# The one registration point: every rule here is computed for every line of a run's
-# results.jsonl (table line_scores); paper_text and paper_agentehr also for every result
-# (question_scores, so every board can show them: sql/10_leaderboard.sql).
-LINE_SCORERS: dict[str, Callable[[dict[str, Any]], LineScore]] = {
-    PAPER_TEXT: paper_text_score,
-    PAPER_AGENTEHR: paper_agentehr_score,
-    CCS_HELPER: ccs_helper_score,
-}
-BOARD_SCORERS = (PAPER_TEXT, PAPER_AGENTEHR)
+def result_columns(name: str, score: LineScore, status: str) -> ScoreColumns:
+    """A rule's score of one line as the question_scores row of that result."""
+    return {"route": name, "precision": score.precision, "recall": score.recall,
+            "f1": score.f1, "exact_match": score.exact_match, "correct": score.exact_match,
+            "status": status, "predictions": json_text(score.predictions),
+            "gold_names": json_text(score.gold)}
+
+
+def paper_text_result(result: ResultInput) -> ScoreColumns:
+    return result_columns(PAPER_TEXT, paper_text_score(result.record), result.status)
+
+
+def paper_agentehr_result(result: ResultInput) -> ScoreColumns:
+    return result_columns(PAPER_AGENTEHR, paper_agentehr_score(result.record), result.status)

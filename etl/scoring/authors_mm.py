@@ -3,7 +3,7 @@
 The specification is ``clinseekagent/scoring/score_multimodal.py`` of UCSC-VLAA/ClinSeekAgent
 (``extract_prediction``, ``pred_to_strings``, ``gold_to_strings``, ``set_f1``,
 ``classify_subtype`` and the routing in ``score_file``). Its rules differ from the text
-scorer's (etl/scoring.py) in these places, all kept here:
+scorer's (etl/scoring/authors_text.py) in these places, all kept here:
 
 - Which finish call counts: messages are scanned from the LAST to the first; within one
   message the FIRST tool call whose name is exactly ``ehr.finish`` or ``finish`` (no
@@ -48,9 +48,10 @@ from typing import Any
 
 import orjson
 
-from etl.normalize import gold_label
+from etl.scoring.base import ResultInput, ScoreColumns
+from etl.values import gold_label
 
-SCORER = "authors_mm_set"
+NAME = "authors_mm_set"
 
 FINISH_NAMES = frozenset({"ehr.finish", "finish"})
 
@@ -191,16 +192,14 @@ def judge_subtype(gold_name: str, question: str, task: str) -> str:
     return "label_name" if task in _LABEL_TASKS else "generic_string"
 
 
-def score_record(record: dict[str, Any],
-                 extracted: tuple[Any, str] | None = None) -> dict[str, Any]:
-    """One question_scores row (without key columns) for a multimodal result record;
-    ``extracted`` is extract_prediction(record) when the caller already has it."""
+def score_record(record: dict[str, Any]) -> dict[str, Any]:
+    """One question_scores row (without key columns) for a multimodal result record."""
     gold = gold_strings(gold_label(record)[0])
-    prediction, note = extracted if extracted is not None else extract_prediction(record)
+    prediction, note = extract_prediction(record)
     pred = prediction_strings(prediction)
     raw_status = record.get("status")
     row: dict[str, Any] = {
-        "scorer": SCORER,
+        "scorer": NAME,
         "note": note,
         "status": raw_status if isinstance(raw_status, str) else None,
         "len_gold": len(gold),
@@ -226,3 +225,9 @@ def score_record(record: dict[str, Any],
                judge_subtype=judge_subtype(gold[0], question if isinstance(question, str)
                                            else "", task if isinstance(task, str) else ""))
     return row
+
+
+def score_result(result: ResultInput) -> ScoreColumns:
+    """authors_mm_set of one multimodal result (its status column is the record's status as
+    written, which the route rules read)."""
+    return score_record(result.record)
