@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import etl
 from etl.api import WarehouseError
-from etl.compare import compare_command
+from etl.cli.compare import compare_command
 from etl.comparison import RESAMPLES, SEED
 from tests import comparison_oracle as oracle
 
@@ -184,7 +184,7 @@ def test_frames_with_and_without_pandas(demo_db: Path, tmp_path: Path) -> None:
 
 
 def test_leaderboard_boards_share_the_api_query(demo_db: Path) -> None:
-    from etl.leaderboard import leaderboard_command
+    from etl.cli.leaderboard import leaderboard_command
 
     runner = CliRunner()
     ranked = runner.invoke(leaderboard_command, ["--db", str(demo_db), "--board", "ranked",

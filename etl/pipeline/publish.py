@@ -18,13 +18,12 @@ from pathlib import Path
 
 import duckdb
 
+from etl.connection import MARKER_TABLE, has_warehouse_marker
 from etl.pipeline.cache import alive, cache_root_for, read_index
 from etl.pipeline.errors import IngestLocked, NotAWarehouse
 
 # The first bytes of every DuckDB database file: 8 bytes of checksum, then this magic.
 DUCKDB_MAGIC_OFFSET, DUCKDB_MAGIC = 8, b"DUCK"
-# The table every warehouse this tool builds carries (schema/00_core.sql): its marker.
-MARKER_TABLE, MARKER_COLUMN = "ingests", "tool_version"
 
 
 def check_replaceable(target: Path) -> None:
@@ -57,10 +56,7 @@ def check_replaceable(target: Path) -> None:
                             f"it is a warehouse of this tool ({exc}); refusing to replace it"
                             ) from exc
     try:
-        found = con.execute(
-            "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
-            "AND table_name = ? AND column_name = ?", [MARKER_TABLE, MARKER_COLUMN]
-        ).fetchall()[0][0]
+        found = has_warehouse_marker(con)
     finally:
         con.close()
     if not found:

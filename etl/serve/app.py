@@ -43,6 +43,7 @@ from etl.api import OUTCOMES, WarehouseError, wanted_outcomes
 from etl.board_history import change_lines
 from etl.charts import comparison_chart, leaderboard_chart, shorten
 from etl.comparison import detectability
+from etl.connection import WarehouseUnavailable
 from etl.glossary import board_marks, mixed_scorers_note, scorer_description, scorer_name
 from etl.query import QueryFailed, QueryRefused, run_statements
 from etl.search import ROLES, SearchError, SearchQuery, highlight
@@ -983,7 +984,7 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None) -> 
                 message = out_of_memory_message(error, resources)
                 page = Page("error.html", "Out of memory", [HOME], {}, {"message": message},
                             {"error": message}, 503)
-            except (QueryRefused, FileNotFoundError) as error:
+            except (WarehouseUnavailable, QueryRefused, FileNotFoundError) as error:
                 page = Page("error.html", "Warehouse unavailable", [HOME], {},
                             {"message": str(error)}, {"error": str(error)}, 503)
             return render(env, page, request)
