@@ -89,11 +89,11 @@ def open_warehouse(db_path: str | Path, resources: dict[str, Any] | None = None,
     `files_in`: the one directory whose files the connection may read and write (the
     export's Parquet); every other path stays refused.
     `own_queries_only`: the caller runs only its own fixed queries, never SQL a user wrote
-    (the leaderboard, lineage, the report, the BI probe, `etl check`). Such a reader may join
-    a plain read-only connection this process already holds to the file (a notebook's
-    `duckdb.connect(path, read_only=True)`: DuckDB allows one configuration per file and
-    process) instead of failing; it is still read-only. The settings above guard SQL written
-    by a user, which such a reader never runs.
+    (the leaderboard, lineage, the report, the export, the BI probe, `etl check`). Such a
+    reader may join a plain read-only connection this process already holds to the file (a
+    notebook's `duckdb.connect(path, read_only=True)`: DuckDB allows one configuration per
+    file and process) instead of failing; it is still read-only. The settings above guard
+    SQL written by a user, which such a reader never runs.
     Raises WarehouseUnavailable when the file is missing, cannot be opened, or is not a
     warehouse built by this tool; BadSetting when DuckDB refuses a setting of resources."""
     path = Path(db_path)

@@ -622,7 +622,7 @@ def export_parquet(
         # absolute path (DuckDB checks a file's path against it as written).
         root = temp.resolve()
         try:
-            con = open_warehouse(db, files_in=root)
+            con = open_warehouse(db, files_in=root, own_queries_only=True)
         except WarehouseUnavailable as error:
             raise ExportError(str(error)) from None
         try:
