@@ -74,9 +74,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
 
 
+# A raw newline, tab or other control character (vertical tab, form feed, the Unicode line and
+# paragraph separators: a terminal or a pager breaks the line at each) would break the row
+# grid; each is shown escaped instead.
+_ONE_LINE = {**{code: f"\\x{code:02x}" for code in (*range(0x20), 0x7f, 0x85)},
+             ord("\r"): "\\r", ord("\n"): "\\n", ord("\t"): "\\t",
+             0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
 def _one_line(text: str) -> str:
-    # A raw newline or tab in a cell would break the row grid; show it escaped instead.
-    return text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    return text.translate(_ONE_LINE)
 
 
 def pick_columns(
@@ -152,7 +159,7 @@ def format_table(
     left_out: list[str] = []
     if max_width is not None and widths:
         widths, shown = _fit_widths(header, widths, numeric, max_width)
-        left_out = [str(name) for name in columns[shown:]]
+        left_out = [_one_line(str(name)) for name in columns[shown:]]
         header = [cut(text, widths[i]) for i, text in enumerate(header[:shown])]
         body = [[cut(text, widths[i]) for i, text in enumerate(cells[:shown])]
                 for cells in body]

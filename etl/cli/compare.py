@@ -6,6 +6,7 @@ beside the library's etl/comparison.py (the paired statistics it prints)."""
 
 from __future__ import annotations
 
+import textwrap
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from etl.api import OUTCOMES, Warehouse
 from etl.cli.errors import EtlCommand
 from etl.cli.options import db_option, echo_rows, format_option, table_options
 from etl.comparison import detectability
+from etl.output import TABLE_WIDTH
 
 # Columns the readable formats (table, md) show; csv and json keep every column.
 READABLE = ("qid", "task", "gold", "prediction_a", "prediction_b", "score_a", "score_b",
@@ -81,5 +83,8 @@ def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str |
         result = wh.comparison(a, b, benchmark, mode, only, mode_b)
     names, rows = _rows(result.questions, fmt)
     echo_rows(names, rows, fmt, columns, wide)
-    click.echo(summary_line(result.run_a, result.run_b, result.summary),
-               err=fmt in ("csv", "json"))
+    summary = summary_line(result.run_a, result.run_b, result.summary)
+    if fmt == "table" and not wide:  # the line fits the table's width too
+        summary = textwrap.fill(summary, TABLE_WIDTH, break_on_hyphens=False,
+                                subsequent_indent="  ")
+    click.echo(summary, err=fmt in ("csv", "json"))
