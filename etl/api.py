@@ -212,7 +212,8 @@ class Warehouse:
         frame: wh.results(...)["qid"][0].
 
         Example: wh.trajectory("ehr_bench/agentic/full1800/claude_opus_4_6",
-                               wh.results(model="claude_opus_4_6", mode="agentic")["qid"][0])"""
+                               wh.results(run="ehr_bench/agentic/full1800/claude_opus_4_6")
+                               ["qid"][0], index=1)"""
         run = self._checked(run=run).run
         qid, index = plain(qid), plain(index)
         self._check_question(run, qid, index)

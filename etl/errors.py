@@ -56,6 +56,10 @@ def closest(value: str, valid: Iterable[str], n: int = 3) -> list[str]:
     return [by_key[k] for k in near]
 
 
+def _plural(noun: str) -> str:
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+
+
 class UnknownName(WarehouseError):
     """A value (benchmark, mode, model, scorer, run, column, ...) that names nothing here.
     The message names the closest valid values, or lists them when none is close; `why`
@@ -81,7 +85,7 @@ class UnknownName(WarehouseError):
         if not self.suggestions and self.valid:
             shown = self.valid[:LISTED_AT_MOST]
             more = f" (and {len(self.valid) - len(shown)} more)" if self.valid[len(shown):] else ""
-            message += f" Valid {kind}s: {', '.join(shown)}{more}."
+            message += f" Valid {_plural(kind)}: {', '.join(shown)}{more}."
         elif not self.valid:
-            message += f" This warehouse has no {kind}s."
+            message += f" This warehouse has no {_plural(kind)}."
         super().__init__(message)
