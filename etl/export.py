@@ -40,7 +40,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 
 from etl import __version__
-from etl.connection import WarehouseUnavailable, open_warehouse
+from etl.connection import open_warehouse
 from etl.errors import EtlError
 from etl.schema import SQL_DIR, sql_files
 
@@ -621,10 +621,7 @@ def export_parquet(
         # The one directory the connection may write in: the export under way, by its
         # absolute path (DuckDB checks a file's path against it as written).
         root = temp.resolve()
-        try:
-            con = open_warehouse(db, files_in=root, own_queries_only=True)
-        except WarehouseUnavailable as error:
-            raise ExportError(str(error)) from None
+        con = open_warehouse(db, files_in=root, own_queries_only=True)
         try:
             location_base = location or out.resolve().as_uri()
             manifest = _write_export(con, db, root, sql_dir, location_base)

@@ -37,7 +37,7 @@ from etl.charts import (
     zero_line,
 )
 from etl.comparison import NOT_DETECTABLE, detectability
-from etl.connection import WarehouseUnavailable, open_warehouse
+from etl.connection import open_warehouse
 from etl.errors import EtlError
 from etl.glossary import board_marks, mixed_scorers_note, scorer_name
 from etl.schema import query_text
@@ -89,10 +89,7 @@ def _tuples(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[Any, ...]]:
 def load_report_data(db: Path) -> ReportData:
     """Read what the report shows from the warehouse, opened read-only (the numbers are
     computed in the views; the report's selects are sql/queries/report_*.sql)."""
-    try:
-        con = open_warehouse(db, own_queries_only=True)
-    except WarehouseUnavailable as error:
-        raise ReportError(str(error)) from None
+    con = open_warehouse(db, own_queries_only=True)  # refusals: exit 2, as every reader
     try:
         ingest = _records(con, "report_ingest")
         return ReportData(

@@ -496,7 +496,7 @@ def test_no_matching_rows(wh: Warehouse) -> None:
                    "--format", "json"])
     assert result.exit_code == 0
     assert orjson.loads(result.output) == []
-    # An unknown value is refused instead of printing an empty board (tests/test_cli_filters.py
+    # An unknown value is refused instead of printing an empty board (tests/test_filters.py
     # has the messages).
     typo = _run(["--db", str(wh.path), "--benchmark", "no_such_bench", "--format", "json"])
     assert typo.exit_code == 2 and "unknown benchmark 'no_such_bench'" in typo.output
