@@ -42,6 +42,16 @@ SCORERS: dict[str, tuple[str, str]] = {
         "authors' multimodal scores, rescored",
         "The authors' per-question multimodal scores after their vocabulary rescoring "
         "(rescored.jsonl); used instead of scored.jsonl wherever a run has it."),
+    "paper_text": (
+        "the paper's text-table rule",
+        "The rule of the paper's EHR-Bench tables (the authors' analysis scripts, not their "
+        "scorer): gold is each object's name only, every item stripped and lower-cased, the "
+        "last finish call with an answer decides, set F1. Shown beside the leaderboard's "
+        "score; the paper's tables aggregate it."),
+    "paper_agentehr": (
+        "the paper's AgentEHR-table rule",
+        "The rule of the paper's AgentEHR-Bench table: the authors' text scorer's prediction "
+        "against each gold object's name, string items lower-cased and never stripped, F1."),
     "per_question": (
         "authors' text scorer, as written",
         "The authors' text scorer's own per-question rows (per_question.jsonl), as written."),

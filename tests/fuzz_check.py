@@ -131,13 +131,22 @@ def check(tree: TreeSpec, con: duckdb.DuckDBPyConnection) -> None:
             "SELECT f.path, q.line_no, q.qid, q.run_index FROM question_scores q "
             f"JOIN files f USING (file_id) WHERE {where}", [scorer]).fetchall())
         assert got == want_results, _diff(f"{scorer} scores", got, want_results)
+    # The paper's two board rules score every text result (never an mm_bench one).
+    want_text = Counter({k: n for k, n in want_results.items()
+                         if not k[0].startswith("mm_bench/")})
+    for scorer in ("paper_text", "paper_agentehr"):
+        got = Counter(con.execute(
+            "SELECT f.path, q.line_no, q.qid, q.run_index FROM question_scores q "
+            "JOIN files f USING (file_id) WHERE q.scorer = ?", [scorer]).fetchall())
+        assert got == want_text, _diff(f"{scorer} scores", got, want_text)
     got_scores = Counter(rows(
         "SELECT f.path, q.line_no, q.qid, q.run_index FROM question_scores q "
         "JOIN files f USING (file_id) WHERE q.scorer IN ('scored', 'rescored', 'per_question')"))
     assert got_scores == want_scores, _diff("score rows", got_scores, want_scores)
     n_other = rows("SELECT count(*) FROM question_scores WHERE scorer NOT IN ('set_f1', "
                    "'authors_text', 'authors_text_fallback', 'authors_mm_set', "
-                   "'authors_text_legacy', 'scored', 'rescored', 'per_question')")[0][0]
+                   "'authors_text_legacy', 'scored', 'rescored', 'per_question', 'paper_text', "
+                   "'paper_agentehr')")[0][0]
     assert n_other == 0, f"{n_other} score rows of an unknown scorer"
 
     got_dups = Counter({path: n for path, n in rows(
