@@ -155,8 +155,9 @@ class Warehouse:
         (score, scorer: the run's default scorer, or `scorer`; NULL for a run on no
         leaderboard) and its error class. gold and prediction_items are lists; label and
         prediction the JSON text of the values as written. Current runs of full splits
-        unless archived=True adds the archived runs or split names another split ('all':
-        every split, smoke runs included); run= reads that run whatever it is.
+        unless archived=True adds the archived runs of those splits or split names another
+        split ('all': every split, smoke runs and archives of no known split included);
+        run= reads that run whatever it is.
 
         Example: wh.results(benchmark="ehr_bench", model="Claude Opus 4.6", mode="agentic")"""
         runs = self._scope(benchmark, mode, model, run, archived, split)
