@@ -152,9 +152,14 @@ def test_second_ingest_of_unchanged_tree_changes_nothing(demo_tree, tmp_path):
 
 def test_check_reports_without_writing(demo_tree, tmp_path):
     root, truth = demo_tree
-    out = run_etl("check", str(root), cwd=tmp_path)
+    out = run_etl("check", str(root), "--max-rejects", "3", cwd=tmp_path)
     assert "would ingest" in out.stdout
-    assert truth["runs"][0]["run_id"] in out.stdout
+    runs_part = out.stdout.split("\nruns:\n")[1].split("\nrejects:\n")
+    listed = [line.split(":")[0].strip() for line in runs_part[0].splitlines() if line.strip()]
+    assert sorted(listed) == sorted(run["run_id"] for run in truth["runs"])
+    rejects = [line for line in runs_part[1].splitlines() if line.strip()]
+    assert len(rejects) == 3  # --max-rejects: the demo tree has more planted damage
+    assert "(see table rejects)" not in out.stdout  # check keeps no table to see
     assert list(tmp_path.iterdir()) == []
 
 
