@@ -42,9 +42,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
 import orjson
 
+from etl.errors import EtlError
 from etl.extract import FileInfo
 from etl.pipeline.copies import RESULT_KINDS
 from etl.pipeline.discover import discover
@@ -72,6 +72,10 @@ APPEND_MARKER = ".append-pending.json"
 DLT_PEER = Path(__file__).with_name("bench_dlt_peer.py")
 
 
+class BenchError(EtlError):
+    """The bench could not take a row it needs (our ingest or the floor failed)."""
+
+
 @dataclass(frozen=True)
 class TreeSpec:
     """One bench tree: `etl synth --scale SCALE --bench-gb GB --shape SHAPE --seed SEED`."""
@@ -87,30 +91,6 @@ class TreeSpec:
     @property
     def label(self) -> str:
         return f"{self.shape}, seed {self.seed}"
-
-
-def parse_trees(text: str, gb: float) -> list[TreeSpec]:
-    """'long-tools:11,many-short:12' -> the tree specs (each at gb)."""
-    from etl.synth.spec import TRAJECTORY_SHAPES
-
-    out = []
-    for item in filter(None, (x.strip() for x in text.split(","))):
-        shape, _, seed = item.partition(":")
-        if shape not in TRAJECTORY_SHAPES or not seed.strip().isdigit():
-            raise click.BadParameter(f"{item!r}: expected SHAPE:SEED with SHAPE one of "
-                                     f"{', '.join(TRAJECTORY_SHAPES)}", param_hint="--trees")
-        out.append(TreeSpec(shape, int(seed), gb))
-    if not out:
-        raise click.BadParameter("no tree", param_hint="--trees")
-    return out
-
-
-def parse_sizes(text: str) -> list[float]:
-    try:
-        return sorted(float(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: expected sizes in GB such as 0.6,1.2",
-                                 param_hint="--scaling-gb") from None
 
 
 @dataclass
@@ -232,7 +212,7 @@ def run_measured(cmd: list[str]) -> Outcome:
     must run)."""
     outcome = run_child(cmd)
     if outcome.returncode != 0:
-        raise click.ClickException(f"{' '.join(cmd[:4])} ... failed:\n{outcome.stderr[-2000:]}")
+        raise BenchError(f"{' '.join(cmd[:4])} ... failed:\n{outcome.stderr[-2000:]}")
     return outcome
 
 
@@ -282,8 +262,14 @@ def _tree_key(scale: str, spec: TreeSpec) -> str:
     return f"{scale} {spec.gb} {spec.seed} {spec.shape} {fingerprint(sources)}\n"
 
 
-def ensure_tree(home: Path, spec: TreeSpec, scale: str) -> Path:
-    """The tree of spec under home (generated once; again when the generator changed)."""
+def _silent(_: str) -> None:
+    pass
+
+
+def ensure_tree(home: Path, spec: TreeSpec, scale: str,
+                notify: Callable[[str], None] = _silent) -> Path:
+    """The tree of spec under home (generated once; again when the generator changed);
+    notify hears that a tree is being generated (it takes minutes)."""
     tree = home / "tree"
     stamp = home / ".synth-done"
     key = _tree_key(scale, spec)
@@ -292,7 +278,7 @@ def ensure_tree(home: Path, spec: TreeSpec, scale: str) -> Path:
         return tree
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
-    click.echo(f"generating the {scale} tree {spec.name} in {tree} (once) ...", err=True)
+    notify(f"generating the {scale} tree {spec.name} in {tree} (once) ...")
     subprocess.run([sys.executable, "-m", "etl.cli", "synth", str(tree), "--scale", scale,
                     "--bench-gb", str(spec.gb), "--seed", str(spec.seed),
                     "--shape", spec.shape], check=True, stdout=subprocess.DEVNULL)
@@ -334,7 +320,7 @@ def appended_record(path: Path) -> bytes:
                 last = record
                 qids.add(str(record.get("qid")))
     if last is None:
-        raise click.ClickException(f"{path}: no JSON record to copy for the append row")
+        raise BenchError(f"{path}: no JSON record to copy for the append row")
     n = 1
     while f"{last.get('qid')}-bench-append-{n}" in qids:
         n += 1
@@ -423,6 +409,7 @@ class Settings:
     peer_timeout: float | None = 3600.0
     peer_memory_mb: float | None = 8192.0
     with_dlt: bool = False
+    notify: Callable[[str], None] = _silent  # hears what takes long (a tree generated)
 
 
 @dataclass
@@ -438,8 +425,8 @@ class Tree:
     result_bytes: int
 
     @classmethod
-    def at(cls, home: Path, spec: TreeSpec, scale: str) -> Tree:
-        root = ensure_tree(home, spec, scale)
+    def at(cls, home: Path, spec: TreeSpec, settings: Settings) -> Tree:
+        root = ensure_tree(home, spec, settings.scale, settings.notify)
         disc = discover(root)
         results = [f for f in disc.files if f.kind in RESULT_KINDS]
         tree = cls(spec, home, root, disc.files, [str(f.abs_path) for f in results],
@@ -532,7 +519,7 @@ def touched_and_appended(tree: Tree, settings: Settings, rows: list[Row],
 
 def measure_tree(data: Path, spec: TreeSpec, settings: Settings) -> dict[str, Any]:
     """Every row on one tree, then its ratios and targets."""
-    tree = Tree.at(data / spec.name, spec, settings.scale)
+    tree = Tree.at(data / spec.name, spec, settings)
     rows = [floor_row(tree), naive_row(tree, settings)]
     rows.append(dlt_row(tree.result_files, tree.work, tree.result_bytes, settings.peer_timeout,
                         settings.peer_memory_mb) if settings.with_dlt else
@@ -563,7 +550,7 @@ def measure_scaling(data: Path, spec: TreeSpec, sizes: list[float], settings: Se
         if gb >= spec.gb:
             continue
         tree = Tree.at(data / TreeSpec(spec.shape, spec.seed, gb).name,
-                       TreeSpec(spec.shape, spec.seed, gb), settings.scale)
+                       TreeSpec(spec.shape, spec.seed, gb), settings)
         rows = [floor_row(tree), ingest_row(tree, settings, "cold", "ours cold (--full)",
                                             "--full")]
         touched_and_appended(tree, settings, rows, touch=False)
@@ -802,51 +789,3 @@ def format_report(report: dict[str, Any]) -> str:
     lines += ["", "touched, then appended to: "
               + "; ".join(f"{k}: {v}" for k, v in appended.items())]
     return "\n".join(lines)
-
-
-@click.command("bench")
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("bench-data"), show_default=True,
-              help="Where the bench trees are generated (once, then reused) and measured.")
-@click.option("--gb", type=float, default=2.5, show_default=True,
-              help="Approximate size of each generated bench tree.")
-@click.option("--trees", default=DEFAULT_TREES, show_default=True,
-              help="The trees to measure, as SHAPE:SEED items (shapes of `etl synth "
-                   "--shape`), comma-separated; the first one also gets the scaling rows.")
-@click.option("--scaling-gb", default=DEFAULT_SCALING_GB, show_default=True,
-              help="Smaller sizes (GB) of the first tree at which the floor, a cold build "
-                   "and an append are measured beside the full-size tree; '' for none.")
-@click.option("--scale", type=click.Choice(["bench", "full", "demo"]), default="bench",
-              show_default=True, help="Tree scale (demo: a quick smoke run of the harness).")
-@click.option("--jobs", "-j", type=int, default=0, show_default="one per core",
-              help="Parse workers of the measured ingest.")
-@click.option("--peer-timeout", type=float, default=3600.0, show_default=True,
-              help="Seconds the naive and the dlt row may each take before they are killed "
-                   "(the row then says 'timed out after N s').")
-@click.option("--peer-memory-mb", type=float, default=8192.0, show_default=True,
-              help="Memory (MB, the peer's whole process tree) at which the naive or the "
-                   "dlt row is stopped; the machine may be shared.")
-@click.option("--dlt/--no-dlt", "with_dlt", default=False, show_default=True,
-              help="Also run the dlt peer on each tree (about 5 minutes a 2.5 GB tree).")
-@click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the figures as JSON here.")
-def bench_command(data: Path, gb: float, trees: str, scaling_gb: str, scale: str, jobs: int,
-                  peer_timeout: float, peer_memory_mb: float, with_dlt: bool,
-                  json_out: Path | None) -> None:
-    """Measure the ingest on two differently shaped bench-scale trees, side by side: the
-    orjson parse floor, a naive DuckDB read_json_auto load, dlt (with --dlt), our ingest
-    cold, no-op, with one file touched, with one record appended, and cold again; seconds,
-    CPU seconds, multiple of the floor, MB/s, peak memory of the process tree, database
-    size, load average; then the targets, each met or MISSED on each tree (cold build <= 3x
-    the floor and <= half the naive load, append <= 5% of cold and under 2 s, touch <= 5%,
-    no-op <= 3%, peak memory < 1 GB, database <= the naive one, two cold builds within 2%
-    of each other in size), then the scaling rows (cold and append as the tree grows). The
-    JSON follows the tables."""
-    specs = parse_trees(trees, gb)
-    settings = Settings(scale=scale, jobs=jobs, peer_timeout=peer_timeout,
-                        peer_memory_mb=peer_memory_mb, with_dlt=with_dlt)
-    report = run_bench(data, specs, settings, parse_sizes(scaling_gb))
-    click.echo(format_report(report))
-    click.echo(json.dumps(report, indent=2))
-    if json_out:
-        json_out.write_text(json.dumps(report, indent=2))

@@ -1,8 +1,10 @@
 """What a BI tool sees when it opens the warehouse: every table and view listed from the
 catalog, each read (row count and a few rows), failures recorded instead of raised.
 
-It imports nothing but duckdb and the standard library, so it runs under any DuckDB client
-version; the tests run it with a DuckDB 1.5 client (what Metabase and DBeaver bundle):
+It imports nothing but duckdb, the standard library and etl.connection (the one way a reader
+opens the warehouse: read-only, external access off; itself duckdb and the standard library
+only), so it runs under any DuckDB client version; the tests run it with a DuckDB 1.5 client
+(what Metabase and DBeaver bundle):
 
     python -m etl.bi WAREHOUSE.duckdb      prints one JSON object: name -> probe result"""
 
@@ -13,6 +15,8 @@ import sys
 from typing import Any
 
 import duckdb
+
+from etl.connection import WarehouseUnavailable, open_warehouse
 
 SAMPLE_ROWS = 3
 
@@ -25,7 +29,7 @@ def _quote(identifier: str) -> str:
 def probe_database(path: str) -> dict[str, dict[str, Any]]:
     """Open `path` read-only and read every user table and view. Returns, per name:
     kind (table | view), columns [(name, type)], rows (count) and error (None when it read)."""
-    con = duckdb.connect(path, read_only=True)
+    con = open_warehouse(path, own_queries_only=True)
     try:
         relations = con.execute(
             "SELECT table_name, table_type FROM information_schema.tables "
@@ -55,7 +59,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         result = probe_database(argv[0])
-    except duckdb.Error as error:
+    except (duckdb.Error, WarehouseUnavailable) as error:
         print(f"cannot open {argv[0]} with duckdb {duckdb.__version__}: {error}", file=sys.stderr)
         return 1
     print(json.dumps({"duckdb_version": duckdb.__version__, "relations": result}))

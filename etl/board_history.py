@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 
+from etl.connection import WarehouseUnavailable, open_warehouse
 from etl.schema import load_sql
 
 # The schema name the replaced database is attached under (a fixed name, never data).
@@ -106,10 +107,10 @@ def changes_since_last_ingest(db: Path) -> list[str]:
     """board_change_lines of the warehouse file db, opened read-only (a line saying why
     when it cannot be read)."""
     try:
-        con = duckdb.connect(str(db), read_only=True)
+        con = open_warehouse(db, own_queries_only=True)
         try:
             return board_change_lines(con)
         finally:
             con.close()
-    except duckdb.Error as error:
+    except (duckdb.Error, WarehouseUnavailable) as error:
         return [f"  changed  cannot list the leaderboard changes of {db}: {error}"]

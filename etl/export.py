@@ -1,4 +1,5 @@
-"""`etl export --parquet DIR`: the warehouse as Parquet files that other engines read directly.
+"""The warehouse as Parquet files that other engines read directly (`etl export --parquet DIR`,
+etl/cli/export.py).
 
 Layout of DIR (Hive style, so Spark, Trino, Athena, ClickHouse and DuckDB need no loader):
 
@@ -32,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 import orjson
 import sqlglot
@@ -40,6 +40,8 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 
 from etl import __version__
+from etl.connection import open_warehouse
+from etl.errors import EtlError
 from etl.schema import SQL_DIR, sql_files
 
 MANIFEST_NAME = "manifest.json"
@@ -81,7 +83,7 @@ DATA_FILE = "data_0.parquet"
 NARROWED_TYPES: dict[str, str] = {"HUGEINT": "BIGINT", "UHUGEINT": "BIGINT"}
 
 
-class ExportError(Exception):
+class ExportError(EtlError):
     """The export could not be written; the message says why."""
 
 
@@ -607,7 +609,7 @@ def export_parquet(
     `location` is the URI the export will be read from by Spark / Trino (the tables' DDL
     points there); by default `out` itself as a file: URI.
     Raises ExportError with a readable message when it cannot."""
-    if not db.is_file():
+    if not db.exists():  # before the target is looked at
         raise ExportError(f"database {db} not found; build it with `etl ingest ROOT --db {db}`")
     _check_target(out, replace)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -616,13 +618,13 @@ def export_parquet(
         shutil.rmtree(temp)
     temp.mkdir()
     try:
-        try:
-            con = duckdb.connect(str(db), read_only=True)
-        except duckdb.Error as error:
-            raise ExportError(f"cannot open {db} read-only: {error}") from error
+        # The one directory the connection may write in: the export under way, by its
+        # absolute path (DuckDB checks a file's path against it as written).
+        root = temp.resolve()
+        con = open_warehouse(db, files_in=root, own_queries_only=True)
         try:
             location_base = location or out.resolve().as_uri()
-            manifest = _write_export(con, db, temp, sql_dir, location_base)
+            manifest = _write_export(con, db, root, sql_dir, location_base)
         except duckdb.Error as error:
             raise ExportError(f"export of {db} failed: {error}") from error
         finally:
@@ -658,45 +660,3 @@ def summary_lines(manifest: dict[str, Any], out: Path) -> list[str]:
     ]
     lines += [f"  warning: {problem}" for problem in manifest["problems"]]
     return lines
-
-
-@click.command("export")
-@click.option(
-    "--db",
-    "db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default="warehouse.duckdb",
-    show_default=True,
-    help="Warehouse DuckDB file (opened read-only).",
-)
-@click.option(
-    "--parquet",
-    "out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Directory to write the Parquet export to (created; see --replace).",
-)
-@click.option("--replace", is_flag=True, help="Overwrite an earlier export in that directory.")
-@click.option(
-    "--location",
-    "location",
-    metavar="URI",
-    help="Where Spark / Trino will read the export from (e.g. s3://bucket/clinseek after "
-    "copying DIR there): the tables' CREATE TABLE statements point below it. "
-    "Default: DIR itself as a file: URI.",
-)
-def export_command(db: Path, out: Path, replace: bool, location: str | None) -> None:
-    """Export every table and view as Parquet for Spark, Trino, Athena, ClickHouse or DuckDB.
-
-    Per-result tables (results, messages, tool_calls, images, question_scores) are
-    Hive-partitioned by benchmark / mode / model, the others are one file each; each table
-    gets a CREATE TABLE for Spark and Trino (ddl/); the views are written as Parquet
-    and as SQL that runs as written on DuckDB, Trino and Spark (views/<dialect>/);
-    manifest.json lists row counts, columns, the order to create the views in, the minimum
-    engine versions and the ingest the database came from. Guide: docs/EXPORT.md."""
-    try:
-        manifest = export_parquet(db, out, replace=replace, location=location)
-    except ExportError as error:
-        raise click.ClickException(str(error)) from error
-    for line in summary_lines(manifest, out):
-        click.echo(line)

@@ -1,24 +1,25 @@
-"""`etl leaderboard`: print the leaderboard views of a warehouse.
+"""The leaderboard listings (`etl leaderboard`, `Warehouse.leaderboard`): which view each
+listing reads, its columns and order, its filters checked against the warehouse, and its rows
+made readable for a terminal.
 
 The numbers come from the views in sql/10_leaderboard.sql; this module only selects, filters
-and renders them. The database is opened read-only, so it works next to a BI tool that holds
-the file open, and it can never change the warehouse."""
+and renders them (the command line is etl/cli/leaderboard.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 
+from etl.errors import EtlError, UnknownName
+from etl.filters import check_filters
 from etl.glossary import board_marks
-from etl.output import FORMATS, format_rows
-from etl.query import QueryRefused, require_warehouse
 
-DEFAULT_DB = "warehouse.duckdb"
+
+class LeaderboardError(EtlError):
+    """The leaderboard cannot be read from this file (no views: built by an older ingest)."""
 
 
 @dataclass(frozen=True)
@@ -102,18 +103,19 @@ def leaderboard_query(
     """(columns, SQL, parameters) of the leaderboard listing `by` (a LISTINGS key), filtered
     by benchmark and mode when given: the one home of the query, for the CLI and etl.api.
     Without scorer: each run's default scorer (the public views); with one: that scorer's
-    board (the *_all_scorers views; ranks within it), for the model / task / group listings."""
+    board (the *_all_scorers views; ranks within it), for the model / task / group listings.
+    The values are taken as given: checked_leaderboard_query checks them first."""
     if by not in LISTINGS:
-        raise ValueError(f"unknown leaderboard listing {by!r}; expected one of "
-                         f"{', '.join(LISTINGS)}")
+        raise UnknownName("leaderboard listing", by, LISTINGS)
     listing = LISTINGS[by]
     conditions = []
     params: list[Any] = []
     view = listing.view
     if scorer is not None:
         if listing.all_scorers_view is None:
-            raise ValueError(f"the {by} board is made with each run's default scorer; "
-                             "a scorer can be chosen for the model, task and group listings")
+            raise LeaderboardError(
+                f"the {by} board is made with each run's default scorer; a scorer can be "
+                "chosen for the model, task and group listings")
         view = listing.all_scorers_view
         conditions.append("scorer = ?")
         params.append(scorer)
@@ -131,6 +133,26 @@ def leaderboard_query(
     return list(listing.columns), sql, params
 
 
+def checked_leaderboard_query(
+    con: duckdb.DuckDBPyConnection, by: str = "model", benchmark: Any = None,
+    mode: Any = None, scorer: Any = None,
+) -> tuple[list[str], str, list[Any]]:
+    """leaderboard_query with benchmark, mode and scorer checked against the warehouse
+    (etl/filters.py): UnknownName for a value it does not hold, or a scorer with no board
+    (saying why). LeaderboardError when the file has no leaderboard views."""
+    try:
+        found = check_filters(con, benchmark=benchmark, mode=mode, scorer=scorer,
+                              board_scorer=True)
+    except duckdb.CatalogException as error:
+        raise _no_views(error) from None
+    return leaderboard_query(by, found.benchmark, found.mode, found.scorer)
+
+
+def _no_views(error: duckdb.Error) -> LeaderboardError:
+    return LeaderboardError("this warehouse has no leaderboard views (built by an older "
+                            f"ingest?); re-run `etl ingest`: {error}")
+
+
 def fetch_leaderboard(
     con: duckdb.DuckDBPyConnection,
     by: str = "model",
@@ -141,8 +163,11 @@ def fetch_leaderboard(
     """Rows of the leaderboard listing chosen by `by` (model | task | group | ranked | common |
     without_infra), filtered by benchmark and mode when given, by the given scorer (default:
     each run's default scorer). Returns (column names, rows)."""
-    columns, sql, params = leaderboard_query(by, benchmark, mode, scorer)
-    return columns, con.execute(sql, params).fetchall()
+    columns, sql, params = checked_leaderboard_query(con, by, benchmark, mode, scorer)
+    try:
+        return columns, con.execute(sql, params).fetchall()
+    except duckdb.CatalogException as error:
+        raise _no_views(error) from None
 
 
 def _fraction(value: float | None) -> Decimal | None:
@@ -202,101 +227,3 @@ def readable_rows(
             cells.append("; ".join(marks.get(record.get("run_id"), [])))
         out_rows.append(tuple(cells))
     return out_columns, out_rows
-
-
-def open_read_only(db: Path) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse read-only, or raise a ClickException saying why it cannot be."""
-    if not db.is_file():
-        raise click.ClickException(
-            f"database {db} not found; build it with `etl ingest RESULTS_ROOT --db {db}`"
-        )
-    try:
-        con = duckdb.connect(str(db), read_only=True)
-    except duckdb.Error as error:
-        raise click.ClickException(f"cannot open {db} read-only: {error}") from error
-    try:
-        require_warehouse(con, db)
-    except QueryRefused as refusal:
-        raise click.ClickException(str(refusal)) from None
-    return con
-
-
-@click.command("leaderboard")
-@click.option(
-    "--db",
-    "db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=DEFAULT_DB,
-    show_default=True,
-    help="Warehouse DuckDB file (opened read-only).",
-)
-@click.option("--benchmark", default=None, help="Only this benchmark (e.g. ehr_bench).")
-@click.option("--mode", default=None, help="Only this mode (agentic or oneshot).")
-@click.option(
-    "--by",
-    "by",
-    type=click.Choice(["task", "group"]),
-    default=None,
-    help="Break scores down per task or per task group instead of one row per model.",
-)
-@click.option(
-    "--scorer",
-    default=None,
-    help="Show the board of this scorer instead of each run's default: authors_text (the "
-    "benchmark authors' text scorer, the text default), authors_text_fallback (their "
-    "--extract-text-answer-without-finish option), set_f1 (the normalized rule), or "
-    "scored / rescored (mm_bench authors' rows). Not with --board.",
-)
-@click.option(
-    "--board",
-    type=click.Choice(list(BOARDS)),
-    default="default",
-    show_default=True,
-    help="ranked: with rank groups (runs not significantly different from the group's "
-    "leader share a group) and coverage flags; common: only the questions every run of the "
-    "board answered; without-infra: infrastructure errors (throttling, timeouts, "
-    "connection, SSL) left out instead of scored 0.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(list(FORMATS)),
-    default="table",
-    show_default=True,
-    help="table and md round scores to 3 decimals; csv and json keep full precision.",
-)
-def leaderboard_command(
-    db: Path, benchmark: str | None, mode: str | None, by: str | None, scorer: str | None,
-    board: str, fmt: str
-) -> None:
-    """Print the leaderboard: current (not archived) runs of full splits, one row per
-    benchmark, mode and model, ranked by score.
-
-    Score: per question the mean over its runs, then the mean over the questions present in
-    the run (micro), a fraction in [0, 1]. Text benchmarks use the benchmark authors' own
-    scorer (authors_text: clinseekagent/scoring/score_text.py rule for rule; the record's
-    status is not consulted); mm_bench uses the authors' unified per-question scores where
-    the run has them, else set_f1, errors and incomplete results scoring 0. The scorer
-    column says which scorer made each number; --scorer shows another one. 95% CI: normal
-    approximation on per-question scores, clipped to [0, 1]."""
-    if by is not None and board != "default":
-        raise click.UsageError("--board applies to the per-model leaderboard; drop --by")
-    if scorer is not None and board != "default":
-        raise click.UsageError("--board boards use each run's default scorer; drop --scorer")
-    con = open_read_only(db)
-    try:
-        columns, rows = fetch_leaderboard(con, by or BOARDS[board], benchmark, mode, scorer)
-    except duckdb.CatalogException as error:
-        raise click.ClickException(
-            f"{db} has no leaderboard views (built by an older ingest?); "
-            f"re-run `etl ingest`: {error}"
-        ) from error
-    except duckdb.Error as error:
-        raise click.ClickException(f"cannot read the leaderboard from {db}: {error}") from error
-    finally:
-        con.close()
-    if fmt in ("table", "md"):
-        columns, rows = readable_rows(columns, rows)
-    if not rows and fmt == "table":
-        click.echo("No leaderboard rows match (current runs of full splits only).", err=True)
-    click.echo(format_rows(columns, rows, fmt), nl=False)

@@ -1,17 +1,14 @@
-"""`etl lineage`: archived runs and what superseded them, or the per-question diff of one
-archive against its current run. Read-only: it only selects from the lineage views of
-sql/60_lineage.sql."""
+"""Archived runs and what superseded them, or the per-question diff of one archive against
+its current run (`etl lineage`, etl/cli/lineage.py). Read-only: it only selects from the
+lineage views of sql/60_lineage.sql."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 
-from etl.leaderboard import DEFAULT_DB, open_read_only
-from etl.output import FORMATS, format_rows
+from etl.errors import EtlError, UnknownName
 
 LINEAGE_COLUMNS = ("archived_run_id", "relation", "superseded_by_run_id", "match_kind",
                    "reason", "parsed_by", "results_identical", "n_archived_results",
@@ -22,6 +19,10 @@ DIFF_COLUMNS = ("qid", "run_index", "task", "change", "archived_status", "curren
                 "archived_prediction", "current_prediction")
 
 Rows = tuple[list[str], list[tuple[Any, ...]]]
+
+
+class LineageError(EtlError):
+    """The lineage views cannot be read from this file (built by an older ingest)."""
 
 
 def fetch_lineage(con: duckdb.DuckDBPyConnection) -> Rows:
@@ -41,45 +42,26 @@ def fetch_diff(con: duckdb.DuckDBPyConnection, archived_run_id: str, include_sam
     return [d[0] for d in cursor.description], cursor.fetchall()
 
 
-def resolve_archive(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
-    """An archived run id from its run id or its bare archive name."""
-    row = con.execute(
-        "SELECT archived_run_id FROM archive_lineage WHERE archived_run_id = ? "
-        "OR archive_name = ? ORDER BY archived_run_id LIMIT 1", [name, name]).fetchone()
-    return row[0] if row else None
+def resolve_archive(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """An archived run id from its run id or its bare archive name; UnknownName naming the
+    closest archives when it is neither."""
+    rows = con.execute("SELECT archived_run_id, archive_name FROM archive_lineage "
+                       "ORDER BY archived_run_id").fetchall()
+    for run_id, archive_name in rows:
+        if name in (run_id, archive_name):
+            return run_id
+    raise UnknownName("archived run", name, [r[0] for r in rows] + [r[1] for r in rows if r[1]],
+                      listed=[r[0] for r in rows], head=f"no archived run {name!r}")
 
 
-@click.command("lineage")
-@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
-              show_default=True, help="Warehouse DuckDB file (opened read-only).")
-@click.option("--all", "include_same", is_flag=True,
-              help="With RUN_ID: list unchanged questions too.")
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table",
-              show_default=True, help="Output format.")
-@click.argument("run_id", required=False)
-def lineage_command(db: Path, include_same: bool, fmt: str, run_id: str | None) -> None:
-    """Show archived runs, their relation (superseded, duplicate, early, rescoring, orphaned,
-    unknown) and the current run that superseded them; with RUN_ID (an _archive/<name> run id
-    or the bare name), the questions whose status, normalized answer or score changed between
-    that archive and its current run (and those on one side only)."""
-    con = open_read_only(db)
+def lineage_rows(con: duckdb.DuckDBPyConnection, run_id: str | None = None,
+                 include_same: bool = False) -> Rows:
+    """Every archived run (run_id None), or the changed questions of one archive (its run id
+    or bare name; every question with include_same)."""
     try:
         if run_id is None:
-            columns, rows = fetch_lineage(con)
-        else:
-            archived = resolve_archive(con, run_id)
-            if archived is None:
-                raise click.ClickException(
-                    f"no archived run {run_id!r} in {db}; `etl lineage --db {db}` lists them")
-            columns, rows = fetch_diff(con, archived, include_same)
+            return fetch_lineage(con)
+        return fetch_diff(con, resolve_archive(con, run_id), include_same)
     except duckdb.CatalogException as error:
-        raise click.ClickException(
-            f"{db} has no lineage views (built by an older ingest?); re-run `etl ingest`: "
-            f"{error}") from error
-    except duckdb.Error as error:
-        raise click.ClickException(f"cannot read lineage from {db}: {error}") from error
-    finally:
-        con.close()
-    if not rows and fmt == "table":
-        click.echo("No archived runs." if run_id is None else "No changed questions.", err=True)
-    click.echo(format_rows(columns, rows, fmt), nl=False)
+        raise LineageError("this warehouse has no lineage views (built by an older ingest?); "
+                           f"re-run `etl ingest`: {error}") from None

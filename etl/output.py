@@ -15,7 +15,16 @@ from typing import Any
 
 import orjson
 
+from etl.errors import UnknownName
+
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "md")
+# A terminal table is made to fit this many characters a line unless asked otherwise
+# (`--wide`): text columns are cut first, then the rightmost columns left out, and the
+# footer says which.
+TABLE_WIDTH = 120
+# A text column is not cut narrower than its header, up to this many characters.
+MIN_CUT_WIDTH = 12
+SEPARATOR = " | "
 
 # The table format is for reading in a terminal; a message body of 50 kB would make every
 # other column unreadable, so table cells are cut. CSV / JSON / Markdown keep full values.
@@ -29,12 +38,14 @@ def format_rows(
     fmt: str = "table",
     *,
     max_cell_width: int | None = DEFAULT_TABLE_CELL_WIDTH,
+    max_width: int | None = None,
 ) -> str:
     """Return `rows` under `columns` as text in `fmt` (one of FORMATS), ending with a newline.
 
-    `max_cell_width` applies to the table format only (None: never cut)."""
+    `max_cell_width` and `max_width` (the width of a whole line, None: any) apply to the
+    table format only (None: never cut)."""
     if fmt == "table":
-        return format_table(columns, rows, max_cell_width=max_cell_width)
+        return format_table(columns, rows, max_cell_width=max_cell_width, max_width=max_width)
     if fmt == "csv":
         return format_csv(columns, rows)
     if fmt == "json":
@@ -63,9 +74,56 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
 
 
+# A raw newline, tab or other control character (vertical tab, form feed, the Unicode line and
+# paragraph separators: a terminal or a pager breaks the line at each) would break the row
+# grid; each is shown escaped instead.
+_ONE_LINE = {**{code: f"\\x{code:02x}" for code in (*range(0x20), 0x7f, 0x85)},
+             ord("\r"): "\\r", ord("\n"): "\\n", ord("\t"): "\\t",
+             0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
 def _one_line(text: str) -> str:
-    # A raw newline or tab in a cell would break the row grid; show it escaped instead.
-    return text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    return text.translate(_ONE_LINE)
+
+
+def pick_columns(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], wanted: Sequence[str] | None
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Only the columns named in wanted, in its order (all when None or empty); UnknownName
+    for a name that is not a column, naming the closest."""
+    if not wanted:
+        return list(columns), [tuple(row) for row in rows]
+    index = {name: i for i, name in enumerate(columns)}
+    for name in wanted:
+        if name not in index:
+            raise UnknownName("column", name, columns)
+    picked = [index[name] for name in wanted]
+    return list(wanted), [tuple(row[i] for i in picked) for row in rows]
+
+
+def _fit_widths(header: list[str], widths: list[int], numeric: list[bool],
+                max_width: int) -> tuple[list[int], int]:
+    """(column widths, number of columns shown) so that a line fits max_width: the widest
+    text column is cut first (never below its header, up to MIN_CUT_WIDTH characters), then
+    the rightmost columns are left out; the first column is always shown, cut to fit."""
+    widths = list(widths)
+
+    def total(n: int) -> int:
+        return sum(widths[:n]) + len(SEPARATOR) * (n - 1)
+
+    floors = [w if numeric[i] else min(w, max(min(len(header[i]), MIN_CUT_WIDTH), 1))
+              for i, w in enumerate(widths)]
+    while total(len(widths)) > max_width:
+        cuttable = [i for i in range(len(widths)) if widths[i] > floors[i]]
+        if not cuttable:
+            break
+        # one character off the widest cuttable column at a time: cut evenly
+        widths[max(cuttable, key=lambda i: (widths[i], -i))] -= 1
+    shown = len(widths)
+    while shown > 1 and total(shown) > max_width:
+        shown -= 1
+    widths[0] = min(widths[0], max_width)
+    return widths[:shown], shown
 
 
 def format_table(
@@ -73,18 +131,21 @@ def format_table(
     rows: Sequence[Sequence[Any]],
     *,
     max_cell_width: int | None = DEFAULT_TABLE_CELL_WIDTH,
+    max_width: int | None = None,
 ) -> str:
     """An aligned plain-text table: header, a rule, one line per row; numbers right-aligned,
-    NULL shown as `NULL`, and a final `(N rows)` line."""
+    NULL shown as `NULL`, and a final `(N rows)` line. With max_width every line is at most
+    that many characters: text cells are cut (ending in …), then the rightmost columns are
+    left out and the last line names them."""
 
-    def fit(text: str) -> str:
-        text = _one_line(text)
-        if max_cell_width is not None and len(text) > max_cell_width:
-            return text[: max(max_cell_width - 1, 0)] + "…"
+    def cut(text: str, width: int | None) -> str:
+        if width is not None and len(text) > width:
+            return text[: max(width - 1, 0)] + "…"
         return text
 
-    header = [fit(str(name)) for name in columns]
-    body = [[NULL_TEXT if v is None else fit(cell_text(v)) for v in row] for row in rows]
+    header = [cut(_one_line(str(name)), max_cell_width) for name in columns]
+    body = [[NULL_TEXT if v is None else cut(_one_line(cell_text(v)), max_cell_width)
+             for v in row] for row in rows]
     widths = [len(h) for h in header]
     for cells in body:
         for i, text in enumerate(cells):
@@ -95,17 +156,29 @@ def format_table(
         and all(row[i] is None or _is_number(row[i]) for row in rows)
         for i in range(len(columns))
     ]
+    left_out: list[str] = []
+    if max_width is not None and widths:
+        widths, shown = _fit_widths(header, widths, numeric, max_width)
+        left_out = [_one_line(str(name)) for name in columns[shown:]]
+        header = [cut(text, widths[i]) for i, text in enumerate(header[:shown])]
+        body = [[cut(text, widths[i]) for i, text in enumerate(cells[:shown])]
+                for cells in body]
 
     def line(cells: Sequence[str]) -> str:
         parts = [
             text.rjust(widths[i]) if numeric[i] else text.ljust(widths[i])
             for i, text in enumerate(cells)
         ]
-        return " | ".join(parts).rstrip()
+        return SEPARATOR.join(parts).rstrip()
 
     out = [line(header), "-+-".join("-" * w for w in widths)]
     out.extend(line(cells) for cells in body)
-    out.append(f"({len(rows)} row{'' if len(rows) == 1 else 's'})")
+    footer = f"({len(rows)} row{'' if len(rows) == 1 else 's'})"
+    if left_out:
+        footer = cut(f"({len(rows)} row{'' if len(rows) == 1 else 's'}; "
+                     f"{len(left_out)} more column{'' if len(left_out) == 1 else 's'} with "
+                     f"--wide or --columns: {', '.join(left_out)})", max_width)
+    out.append(footer)
     return "\n".join(out) + "\n"
 
 

@@ -8,10 +8,11 @@ database. Three independent layers keep it, so a gap in one is caught by another
    SELECT, and a fixed list of catalog-inspecting PRAGMAs. Everything else (COPY, ATTACH,
    INSTALL/LOAD, SET, CREATE, INSERT, CALL, CHECKPOINT, EXPORT, ...) is refused before any
    statement runs.
-2. The connection: the file is opened `read_only`, with `enable_external_access=false` (no
-   file, glob, URL or extension access from SQL: read_csv('/etc/passwd') fails inside DuckDB),
-   extension autoload/autoinstall off, and `lock_configuration=true` so no statement can undo
-   any of this.
+2. The connection (etl/connection.py open_warehouse, the one every reader uses): the file is
+   opened `read_only`, with `enable_external_access=false` (no file, glob, URL or extension
+   access from SQL: read_csv('/etc/passwd') fails inside DuckDB), extension
+   autoload/autoinstall off, and `lock_configuration=true` so no statement can undo any of
+   this.
 3. A short-lived connection per call (open, query, close), so an ingest that atomically
    renames a new file over the database is never blocked and the next call sees the new file.
 """
@@ -19,25 +20,17 @@ database. Three independent layers keep it, so a gap in one is caught by another
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 
-from etl.output import FORMATS, format_rows
-from etl.schema import is_warehouse
+from etl.connection import WarehouseUnavailable, open_warehouse
+from etl.errors import EtlError, first_line
 
-# Settings applied when the connection is opened; lock_configuration makes them final.
-SAFE_CONFIG: dict[str, Any] = {
-    "enable_external_access": False,
-    "autoload_known_extensions": False,
-    "autoinstall_known_extensions": False,
-    "allow_community_extensions": False,
-    "lock_configuration": True,
-}
+__all__ = ["QueryFailed", "QueryRefused", "QueryResult", "check_read_only",
+           "run_queries", "run_query", "run_statements"]
 
 # PRAGMAs that only read the catalog or version. Setting-changing PRAGMAs are parsed as SET
 # or are blocked by lock_configuration anyway; this list keeps the door shut explicitly.
@@ -75,12 +68,14 @@ ALLOWED_SUMMARY = (
 )
 
 
-class QueryRefused(Exception):
+class QueryRefused(EtlError):
     """The SQL is not allowed here (a write, a file access, a setting) or the database is
     unusable; the message is one line, meant for the user."""
 
+    exit_code = 2
 
-class QueryFailed(Exception):
+
+class QueryFailed(EtlError):
     """DuckDB rejected an allowed statement (syntax error, unknown column, ...); the message
     is DuckDB's own."""
 
@@ -93,47 +88,6 @@ class QueryResult:
     columns: list[str]
     rows: list[tuple[Any, ...]]
     truncated: bool
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
-
-
-def open_read_only(
-    db_path: str | Path, resources: dict[str, Any] | None = None
-) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse file read-only with file access and configuration changes disabled.
-
-    `resources`: extra settings that only bound what the connection may use (memory_limit,
-    threads, ...); the safety settings of SAFE_CONFIG always win over them. DuckDB shares one
-    database per file within a process and refuses a second connection with other settings,
-    so every connection of one process to one file must pass the same resources.
-    Raises QueryRefused when the file is missing or DuckDB cannot open it."""
-    path = Path(db_path)
-    if not path.exists():
-        raise QueryRefused(
-            f"database not found: {path} (build it with `etl ingest ROOT --db {path}`)"
-        )
-    if not path.is_file():
-        raise QueryRefused(f"database path is not a file: {path}")
-    try:
-        return duckdb.connect(str(path), read_only=True,
-                              config={**(resources or {}), **SAFE_CONFIG})
-    except duckdb.Error as error:
-        raise QueryRefused(f"cannot open database {path}: {_first_line(error)}") from None
-
-
-def require_warehouse(con: duckdb.DuckDBPyConnection, db_path: str | Path) -> None:
-    """Raise QueryRefused (and close con) unless con holds a warehouse this tool built: on
-    another DuckDB file the commands would fail on a missing table, and DuckDB would suggest
-    a table of that file instead."""
-    if not is_warehouse(con):
-        con.close()
-        raise QueryRefused(
-            f"{db_path} is a DuckDB database but not a warehouse of this tool (it has no "
-            f"ingests table); build one with `etl ingest ROOT --db WAREHOUSE.duckdb` and "
-            f"pass that file as --db")
 
 
 def _statement_text(statement: duckdb.Statement) -> str:
@@ -203,12 +157,12 @@ def _execute(
     except duckdb.PermissionException as error:
         raise QueryRefused(
             "refused: etl query cannot read or write files outside the database "
-            f"({_first_line(error)})"
+            f"({first_line(error)})"
         ) from None
     except duckdb.Error as error:
         message = str(error).strip()
         if "read-only mode" in message or "configuration has been locked" in message:
-            raise QueryRefused(f"refused: {_first_line(error)}") from None
+            raise QueryRefused(f"refused: {first_line(error)}") from None
         raise QueryFailed(message) from None
     return QueryResult(_statement_text(statement), columns, rows, truncated)
 
@@ -221,7 +175,10 @@ def run_queries(
     All statements are checked before the first one runs; a refused statement means nothing
     runs. `max_rows` caps the rows fetched per statement (None: all). The connection is
     closed before returning."""
-    con = open_read_only(db_path)
+    try:
+        con = open_warehouse(db_path)
+    except WarehouseUnavailable as error:
+        raise QueryRefused(str(error)) from None
     try:
         return run_statements(con, sql, max_rows=max_rows)
     finally:
@@ -231,7 +188,7 @@ def run_queries(
 def run_statements(
     con: duckdb.DuckDBPyConnection, sql: str, *, max_rows: int | None = None
 ) -> list[QueryResult]:
-    """run_queries on a connection the caller opened with open_read_only (e.g. a cursor of a
+    """run_queries on a connection the caller opened with open_warehouse (e.g. a cursor of a
     long-lived one): the same allow-list, every statement checked before the first runs."""
     statements = check_read_only(con, sql)
     return [_execute(con, statement, max_rows) for statement in statements]
@@ -242,124 +199,3 @@ def run_query(db_path: str | Path, sql: str) -> tuple[list[str], list[tuple[Any,
     of its last statement. Raises QueryRefused or QueryFailed."""
     last = run_queries(db_path, sql)[-1]
     return last.columns, last.rows
-
-
-def _read_sql_file(sql_file: str) -> str:
-    if sql_file == "-":
-        return sys.stdin.read()
-    path = Path(sql_file)
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise QueryRefused(f"SQL file not found: {path}") from None
-    except IsADirectoryError:
-        raise QueryRefused(f"SQL file is a directory: {path}") from None
-    except UnicodeDecodeError:
-        raise QueryRefused(f"SQL file is not UTF-8 text: {path}") from None
-    except OSError as error:
-        raise QueryRefused(f"cannot read SQL file {path}: {error.strerror}") from None
-
-
-@click.command("query")
-@click.argument("sql", required=False)
-@click.option(
-    "--db",
-    "db_path",
-    default="warehouse.duckdb",
-    show_default=True,
-    type=click.Path(dir_okay=True, path_type=Path),
-    help="Warehouse database file (opened read-only).",
-)
-@click.option(
-    "--file",
-    "sql_file",
-    type=click.Path(dir_okay=True, allow_dash=True),
-    help="Read the SQL from this file ('-' for standard input) instead of the argument.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="table: aligned text; csv; json: a list of objects; md: Markdown table.",
-)
-@click.option(
-    "--max-rows",
-    type=click.IntRange(min=0),
-    default=1000,
-    show_default=True,
-    help="Print at most N rows per statement (0: no limit); a note on stderr says when cut.",
-)
-@click.pass_context
-def query_command(
-    ctx: click.Context,
-    sql: str | None,
-    db_path: Path,
-    sql_file: str | None,
-    fmt: str,
-    max_rows: int,
-) -> None:
-    """Run read-only SQL against the warehouse and print the result.
-
-    Allowed: SELECT (also WITH, VALUES, FROM-first, SHOW, DESCRIBE, SUMMARIZE),
-    EXPLAIN [ANALYZE] of those, and catalog PRAGMAs (version, show_tables, table_info,
-    database_size, ...). Refused, before anything runs: writes of any kind, COPY, EXPORT,
-    ATTACH, INSTALL, LOAD, SET, CALL. Reading files from SQL (read_csv, read_text, glob, ...)
-    is disabled. Several statements separated by `;` run in turn when all are reads (table
-    and md formats; csv and json take one statement so the output is one document).
-
-    Exit codes: 0 ok, 1 DuckDB rejected the query, 2 refused or unusable input.
-
-    \b
-    Examples:
-      etl query "SELECT * FROM leaderboard ORDER BY rank"
-      etl query --format csv "SELECT model, score FROM leaderboard" > scores.csv
-      etl query --file report.sql --format md
-    """
-
-    def fail(message: str, code: int) -> None:
-        click.echo(f"etl query: {message}", err=True)
-        ctx.exit(code)
-
-    try:
-        if sql is not None and sql_file is not None:
-            raise QueryRefused("give the SQL as an argument or with --file, not both")
-        if sql_file is not None:
-            sql = _read_sql_file(sql_file)
-        if sql is None:
-            raise QueryRefused('no SQL given: etl query "SELECT ..." or etl query --file F')
-        if fmt in ("csv", "json"):
-            # Count statements without opening the database: a csv/json output is one document.
-            with duckdb.connect(":memory:") as parser:
-                n_statements = len(parser.extract_statements(sql))
-            if n_statements > 1:
-                raise QueryRefused(
-                    f"--format {fmt} takes one statement ({n_statements} given); "
-                    "run them one at a time or use --format table / md"
-                )
-        results = run_queries(db_path, sql, max_rows=max_rows or None)
-    except QueryRefused as error:
-        fail(str(error), 2)
-        return
-    except QueryFailed as error:
-        fail(str(error), 1)
-        return
-    except duckdb.Error as error:  # a parse error while counting statements
-        fail(str(error).strip(), 1)
-        return
-
-    for index, result in enumerate(results):
-        if index:
-            click.echo("")
-        if fmt == "table" and result.columns == ["explain_key", "explain_value"]:
-            # A plan is a drawing spanning many lines; escaping its newlines would ruin it.
-            click.echo("\n".join(str(row[1]) for row in result.rows), nl=False)
-        else:
-            click.echo(format_rows(result.columns, result.rows, fmt), nl=False)
-        if result.truncated:
-            click.echo(
-                f"etl query: showing the first {max_rows} rows; more exist "
-                "(--max-rows 0 shows all)",
-                err=True,
-            )

@@ -1,4 +1,5 @@
-"""`etl report --out report.html`: one self-contained HTML page to look at the warehouse.
+"""One self-contained HTML page to look at the warehouse (`etl report --out report.html`,
+etl/cli/report.py).
 
 Leaderboards per benchmark and mode as bar charts with their 95% intervals, a model x task
 heatmap, agentic minus one-shot deltas, coverage gaps, reconciliation disagreements and
@@ -16,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 
 from etl import __version__
@@ -37,77 +37,10 @@ from etl.charts import (
     zero_line,
 )
 from etl.comparison import NOT_DETECTABLE, detectability
+from etl.connection import open_warehouse
+from etl.errors import EtlError
 from etl.glossary import board_marks, mixed_scorers_note, scorer_name
-from etl.query import QueryRefused, require_warehouse
 from etl.schema import query_text
-
-# Small read-only selects from the public views (the numbers are computed in sql/).
-QUERIES: dict[str, str] = {
-    # {scorer} is a fixed column expression chosen by load_report_data, never data.
-    # The whisker is the interval clustered by patient (leaderboard_clustered); the
-    # leaderboard's normal interval goes into the tooltip as ci_naive_*.
-    "leaderboard": (
-        "SELECT r.benchmark, r.mode, r.model, coalesce(r.display_name, r.model) AS "
-        "display_name, r.n_questions, r.score, c.ci_low, c.ci_high, r.ci_low AS ci_naive_low, "
-        "r.ci_high AS ci_naive_high, c.n_clusters, c.design_effect, c.single_cluster, r.rank, "
-        "r.split, r.rank_group, r.present, r.expected, r.coverage, r.low_coverage, "
-        "{scorer} AS scorer, r.run_id "
-        "FROM leaderboard_ranked AS r JOIN leaderboard AS l ON l.run_id = r.run_id "
-        "LEFT JOIN leaderboard_clustered AS c ON c.run_id = r.run_id "
-        "ORDER BY r.benchmark, r.mode, r.rank, r.model"
-    ),
-    "leaderboard_has_scorer": (
-        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'leaderboard' "
-        "AND column_name = 'scorer'"
-    ),
-    "paired_delta": (
-        "SELECT benchmark, model, scope, task_group, task, n_shared, delta, ci_low, ci_high, "
-        "p_adjusted, small_n, mde_80, n_needed, not_detectable FROM mode_delta_paired "
-        "WHERE scope IN ('group', 'task') ORDER BY benchmark, scope, task_group, task, model"
-    ),
-    "error_classes": (
-        "SELECT c.benchmark, c.mode, c.model, c.error_class, CAST(sum(c.n_results) AS BIGINT) "
-        "AS n_results FROM error_class_counts AS c JOIN leaderboard AS l ON l.run_id = c.run_id "
-        "GROUP BY c.benchmark, c.mode, c.model, c.error_class "
-        "ORDER BY c.benchmark, c.mode, c.model, c.error_class"
-    ),
-    "by_task": (
-        "SELECT benchmark, mode, model, task, task_group, n_questions, score "
-        "FROM leaderboard_by_task ORDER BY benchmark, mode, task_group, task, model"
-    ),
-    "mode_delta": (
-        "SELECT benchmark, model, task_group, agentic_score, oneshot_score, delta "
-        "FROM mode_delta ORDER BY benchmark, task_group, model"
-    ),
-    "coverage": (
-        "SELECT run_id, benchmark, mode, split, model, expected_questions, present, missing, "
-        "errors, incomplete FROM coverage "
-        "WHERE NOT coalesce(is_archived, false) "
-        "AND (coalesce(missing, 0) > 0 OR errors > 0 OR incomplete > 0) ORDER BY run_id"
-    ),
-    "coverage_total": (
-        "SELECT count(*) FILTER (WHERE NOT coalesce(is_archived, false)), count(*) FROM coverage"
-    ),
-    "reconciliation": (
-        "SELECT r.run_id, r.scoring, r.task, r.metric, r.reported, r.recomputed, r.abs_diff, "
-        "r.status FROM summary_reconciliation AS r "
-        "WHERE r.status IN ('mismatch', 'damaged_source') ORDER BY r.status, r.run_id, r.metric"
-    ),
-    "reconciliation_status": (
-        "SELECT status, count(*) FROM summary_reconciliation GROUP BY status ORDER BY status"
-    ),
-    "rejects": (
-        "SELECT severity, count(*) FROM rejects GROUP BY severity ORDER BY severity"
-    ),
-    "reject_lines": (
-        "SELECT path, line_no, severity, error FROM rejects WHERE severity = 'error' "
-        "ORDER BY path, line_no LIMIT 50"
-    ),
-    "ingest": (
-        "SELECT ingest_id, finished_at, root, n_files, n_results, n_rejects FROM ingests "
-        "ORDER BY finished_at DESC NULLS LAST LIMIT 1"
-    ),
-}
 
 # Heatmap scale: light (score 0) to dark blue (score 1).
 LOW_RGB = (239, 246, 255)
@@ -119,7 +52,7 @@ HEAT_HEADER_MAX = 170
 LABEL_CHAR_WIDTH = 6.3  # px per character of 11px labels, to size rotated headers
 
 
-class ReportError(Exception):
+class ReportError(EtlError):
     """The report could not be written; the message says why."""
 
 
@@ -142,46 +75,38 @@ class ReportData:
     paper: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    cursor = con.execute(sql)
+def _records(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
+    """The rows of sql/queries/<name>.sql as dicts."""
+    cursor = con.execute(query_text(name))
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
+def _tuples(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[Any, ...]]:
+    return con.execute(query_text(name)).fetchall()
+
+
 def load_report_data(db: Path) -> ReportData:
-    """Read what the report shows from the warehouse, opened read-only."""
-    if not db.is_file():
-        raise ReportError(f"database {db} not found; build it with `etl ingest ROOT --db {db}`")
+    """Read what the report shows from the warehouse, opened read-only (the numbers are
+    computed in the views; the report's selects are sql/queries/report_*.sql)."""
+    con = open_warehouse(db, own_queries_only=True)  # refusals: exit 2, as every reader
     try:
-        con = duckdb.connect(str(db), read_only=True)
-    except duckdb.Error as error:
-        raise ReportError(f"cannot open {db} read-only: {error}") from error
-    try:
-        require_warehouse(con, db)
-    except QueryRefused as refusal:
-        raise ReportError(str(refusal)) from None
-    try:
-        ingest = _records(con, QUERIES["ingest"])
-        # The scorer column of the leaderboard when the warehouse has one, else score_source.
-        has_scorer = con.execute(QUERIES["leaderboard_has_scorer"]).fetchall()[0][0] > 0
-        leaderboard_sql = QUERIES["leaderboard"].format(
-            scorer="l.scorer" if has_scorer else "r.score_source")
+        ingest = _records(con, "report_ingest")
         return ReportData(
             db=db,
-            leaderboard=_records(con, leaderboard_sql),
-            by_task=_records(con, QUERIES["by_task"]),
-            mode_delta=_records(con, QUERIES["mode_delta"]),
-            paired_delta=_records(con, QUERIES["paired_delta"]),
-            error_classes=_records(con, QUERIES["error_classes"]),
-            coverage=_records(con, QUERIES["coverage"]),
-            coverage_counts=tuple(con.execute(QUERIES["coverage_total"]).fetchall()[0]),
-            reconciliation=_records(con, QUERIES["reconciliation"]),
-            reconciliation_status=con.execute(QUERIES["reconciliation_status"]).fetchall(),
-            rejects=con.execute(QUERIES["rejects"]).fetchall(),
-            reject_lines=_records(con, QUERIES["reject_lines"]),
+            leaderboard=_records(con, "report_leaderboard"),
+            by_task=_records(con, "report_by_task"),
+            mode_delta=_records(con, "report_mode_delta"),
+            paired_delta=_records(con, "report_paired_delta"),
+            error_classes=_records(con, "report_error_classes"),
+            coverage=_records(con, "report_coverage"),
+            coverage_counts=tuple(_tuples(con, "report_coverage_total")[0]),
+            reconciliation=_records(con, "report_reconciliation"),
+            reconciliation_status=_tuples(con, "report_reconciliation_status"),
+            rejects=_tuples(con, "report_rejects"),
+            reject_lines=_records(con, "report_reject_lines"),
             ingest=ingest[0] if ingest else None,
-            paper=[r for r in _records(con, query_text("serve_memo_paper"))
-                   if r["in_paper_table"]],
+            paper=[r for r in _records(con, "serve_memo_paper") if r["in_paper_table"]],
         )
     except duckdb.CatalogException as error:
         raise ReportError(f"{db} lacks a view the report needs (built by an older ingest? "
@@ -719,6 +644,14 @@ def render_report(data: ReportData) -> str:
     ])
 
 
+def report_summary(data: ReportData, out: Path) -> str:
+    """One line saying what was written."""
+    n_boards = len(_group(data.leaderboard, "benchmark", "mode"))
+    return (f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB): {n_boards} leaderboards, "
+            f"{len(data.coverage)} coverage and {len(data.reconciliation)} reconciliation "
+            "warnings")
+
+
 def write_report(db: Path, out: Path) -> ReportData:
     """Render the report of `db` into `out` (written to a temporary file, then renamed)."""
     data = load_report_data(db)
@@ -733,34 +666,3 @@ def write_report(db: Path, out: Path) -> ReportData:
     finally:
         temp.unlink(missing_ok=True)
     return data
-
-
-@click.command("report")
-@click.option(
-    "--db",
-    "db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default="warehouse.duckdb",
-    show_default=True,
-    help="Warehouse DuckDB file (opened read-only).",
-)
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default="report.html",
-    show_default=True,
-    help="HTML file to write (one self-contained file).",
-)
-def report_command(db: Path, out: Path) -> None:
-    """Write one self-contained HTML report: leaderboards with intervals, a model x task
-    heatmap, agentic vs one-shot deltas, coverage gaps and reconciliation warnings.
-    It needs no network and no script to open."""
-    try:
-        data = write_report(db, out)
-    except ReportError as error:
-        raise click.ClickException(str(error)) from error
-    n_boards = len(_group(data.leaderboard, "benchmark", "mode"))
-    click.echo(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB): {n_boards} leaderboards, "
-               f"{len(data.coverage)} coverage and {len(data.reconciliation)} reconciliation "
-               "warnings")

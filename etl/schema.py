@@ -31,18 +31,6 @@ STAGING_EXTRAS = {"file_id": pa.string(), "rec_no": pa.int64()}
 
 # The table every warehouse this tool builds carries (schema/00_core.sql): its marker, which
 # tells a warehouse from any other DuckDB file.
-MARKER_TABLE, MARKER_COLUMN = "ingests", "tool_version"
-
-
-def is_warehouse(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the database of con is a warehouse this tool built (it has the marker)."""
-    found = con.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
-        "AND table_name = ? AND column_name = ?", [MARKER_TABLE, MARKER_COLUMN]
-    ).fetchall()[0][0]
-    return found > 0
-
-
 def sql_files(directory: Path) -> list[Path]:
     """The *.sql files of a directory in the order they are applied (by file name)."""
     return sorted(directory.glob("*.sql"), key=lambda path: path.name)

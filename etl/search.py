@@ -1,6 +1,6 @@
 """Phrase search over what was said in the trajectories, the one home of its rules for
-`etl search`, `Warehouse.search()` and the explorer's /search page (sql/queries/search.sql,
-search_runs.sql).
+`etl search` (etl/cli/search.py), `Warehouse.search()` and the explorer's /search page
+(sql/queries/search.sql, search_runs.sql).
 
 A phrase matches a message when its content (a tool result is the content of a tool
 message), its reasoning, or the arguments of one of its tool calls contain the phrase:
@@ -14,13 +14,12 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 
-from etl.output import FORMATS, format_rows
+from etl.errors import EtlError, UnknownName, WarehouseError
+from etl.filters import check_filters
 
 ROLES = ("system", "user", "assistant", "tool")
 FIELDS = ("content", "reasoning", "arguments")
@@ -29,9 +28,17 @@ MAX_LIMIT = 1000
 CONTEXT_CHARS = 80  # characters of context either side of a match
 
 
-class SearchError(ValueError):
+class SearchError(EtlError, ValueError):
     """The search cannot run as asked (an empty phrase, an unknown role); the message says
     what to change."""
+
+
+class UnknownSearchFilter(SearchError):
+    """A benchmark, mode or model the warehouse does not hold (the message names the closest
+    valid values) or an ambiguous model name: a SearchError, so the explorer's search page
+    shows it like the others."""
+
+    exit_code = UnknownName.exit_code
 
 
 @dataclass(frozen=True)
@@ -128,8 +135,13 @@ def run_search(con: duckdb.DuckDBPyConnection, query: SearchQuery,
     in `parts` row ranges at once (a cursor each), then the call arguments; the matches keep
     the storage order of one scan."""
     query = query.checked()
+    try:  # the model resolved to its key (etl/filters.py: display names and aliases too)
+        found = check_filters(con, benchmark=query.benchmark, mode=query.mode,
+                              model=query.model)
+    except WarehouseError as error:
+        raise UnknownSearchFilter(str(error)) from None
     runs = [r["run_id"] for r in _rows(con.execute(sql["runs"], {
-        "benchmark": query.benchmark, "mode": query.mode, "model": query.model,
+        "benchmark": found.benchmark, "mode": found.mode, "model": found.model,
         "archived": query.include_archived}))]
     result = SearchResult(query, n_runs=len(runs))
     if not runs:
@@ -192,72 +204,3 @@ def highlight(text: str | None, phrase: str | None, match_case: bool = False
     if last < len(text):
         pieces.append((text[last:], False))
     return pieces
-
-
-# -- etl search --------------------------------------------------------------------------
-READABLE = ("run_id", "qid", "run_index", "msg_idx", "call_idx", "role", "field", "match_at",
-            "match")
-
-
-def snippet(hit: dict[str, Any]) -> str:
-    """One line of context with the match between » and «."""
-    text = f"{hit['before'] or ''}»{hit['matched'] or ''}«{hit['after'] or ''}"
-    return " ".join(text.split())
-
-
-@click.command("search")
-@click.argument("phrase")
-@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path),
-              default="warehouse.duckdb", show_default=True,
-              help="Warehouse DuckDB file (opened read-only).")
-@click.option("--benchmark", default=None, help="Only this benchmark.")
-@click.option("--mode", default=None, help="Only this mode (agentic or oneshot).")
-@click.option("--model", default=None, help="Only this model (key, display name or alias).")
-@click.option("--task", default=None, help="Only questions of this task.")
-@click.option("--role", type=click.Choice(ROLES), default=None,
-              help="Only messages of this role (tool: tool results; a call's arguments are "
-                   "the assistant's).")
-@click.option("--case", "match_case", is_flag=True, help="Match case (default: ignore it).")
-@click.option("--archived", "include_archived", is_flag=True,
-              help="Look in the runs under _archive/ too.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, MAX_LIMIT),
-              help="Matches to print.")
-@click.option("--offset", default=0, show_default=True, type=click.IntRange(0),
-              help="Skip this many matches first (the next page).")
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table",
-              show_default=True, help="table and md show where each match is and a line of "
-              "context; csv and json every column.")
-def search_command(phrase: str, db: Path, benchmark: str | None, mode: str | None,
-                   model: str | None, task: str | None, role: str | None, match_case: bool,
-                   include_archived: bool, limit: int, offset: int, fmt: str) -> None:
-    """Find the messages that contain PHRASE: in their content (tool results included),
-    reasoning or tool-call arguments, case-insensitively unless --case. The phrase is taken
-    as typed (no wildcard): "Error executing", "potassium 5.8", a patient id.
-
-    Prints where each match is (run, question, attempt, message; the call for arguments)
-    with a line of context around it; `etl serve` shows the same search at /search, each
-    match linked to its message. Matches come in storage order; a message is listed once
-    per field. With csv/json the count line goes to stderr."""
-    from etl.api import Warehouse
-    from etl.query import QueryRefused
-
-    query = SearchQuery(phrase, benchmark, mode, model, task, role, match_case,
-                        include_archived, limit, offset)
-    try:
-        with Warehouse(db, frames="arrow") as wh:
-            result = wh.search_page(query)
-    except (SearchError, QueryRefused) as error:
-        raise click.ClickException(str(error)) from error
-    if fmt in ("table", "md"):
-        columns = list(READABLE)
-        rows = [tuple(snippet(h) if c == "match" else h[c] for c in columns)
-                for h in result.hits]
-    else:
-        columns = list(result.hits[0]) if result.hits else ["run_id"]
-        rows = [tuple(h.values()) for h in result.hits]
-    if result.hits or fmt != "table":
-        click.echo(format_rows(columns, rows, fmt), nl=False)
-    first = offset + 1
-    count = (f"matches {first}-{offset + len(result.hits)}" if result.hits
-             else "no match") + (f"; more: --offset {offset + limit}" if result.more else "")
-    click.echo(f"{count} ({result.n_runs} runs searched)", err=fmt in ("csv", "json"))

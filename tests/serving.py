@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import uvicorn
 
-from etl.query import SAFE_CONFIG
+from etl.connection import SAFE_CONFIG
 from etl.serve.app import create_app
 
 

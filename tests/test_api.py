@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import etl
 from etl.api import WarehouseError
-from etl.compare import compare_command
+from etl.cli.compare import compare_command
 from etl.comparison import RESAMPLES, SEED
 from tests import comparison_oracle as oracle
 
@@ -130,7 +130,8 @@ def test_compare_command_formats(demo_db: Path) -> None:
     wins_a, wins_b = sum(v > 1e-12 for v in d), sum(v < -1e-12 for v in d)
     table = runner.invoke(compare_command, base)
     assert table.exit_code == 0, table.output
-    assert f"A wins {wins_a}, B wins {wins_b}, ties {len(d) - wins_a - wins_b}" in table.output
+    summary = " ".join(table.output.split())  # the summary is wrapped to the table's width
+    assert f"A wins {wins_a}, B wins {wins_b}, ties {len(d) - wins_a - wins_b}" in summary
     as_json = runner.invoke(compare_command, [*base, "--format", "json", "--only",
                                               "disagreements"])
     assert as_json.exit_code == 0
@@ -184,7 +185,7 @@ def test_frames_with_and_without_pandas(demo_db: Path, tmp_path: Path) -> None:
 
 
 def test_leaderboard_boards_share_the_api_query(demo_db: Path) -> None:
-    from etl.leaderboard import leaderboard_command
+    from etl.cli.leaderboard import leaderboard_command
 
     runner = CliRunner()
     ranked = runner.invoke(leaderboard_command, ["--db", str(demo_db), "--board", "ranked",

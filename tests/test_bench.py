@@ -31,10 +31,10 @@ from etl.bench import (
     dlt_row,
     format_report,
     format_targets,
-    parse_trees,
     run_child,
     targets,
 )
+from etl.cli.bench import parse_trees
 from tests.conftest import run_etl
 
 RESULT_FILE = re.compile(r"^(results|merged_unique|results_steal_\d+)\.jsonl$")

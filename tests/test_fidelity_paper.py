@@ -21,8 +21,8 @@ from typing import Any
 import duckdb
 import pytest
 
+from etl.connection import SAFE_CONFIG
 from etl.pipeline.ingest import IngestOptions, run_ingest
-from etl.query import SAFE_CONFIG
 from tests.conftest import run_etl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fidelity"))

@@ -491,9 +491,15 @@ def test_database_without_views_gives_a_clear_message(tmp_path: Path) -> None:
 
 
 def test_no_matching_rows(wh: Warehouse) -> None:
-    result = _run(["--db", str(wh.path), "--benchmark", "no_such_bench", "--format", "json"])
+    # Known values whose combination has no board: an empty listing.
+    result = _run(["--db", str(wh.path), "--benchmark", "agent_ehr_bench", "--mode", "oneshot",
+                   "--format", "json"])
     assert result.exit_code == 0
     assert orjson.loads(result.output) == []
+    # An unknown value is refused instead of printing an empty board (tests/test_filters.py
+    # has the messages).
+    typo = _run(["--db", str(wh.path), "--benchmark", "no_such_bench", "--format", "json"])
+    assert typo.exit_code == 2 and "unknown benchmark 'no_such_bench'" in typo.output
 
 
 def test_help() -> None:

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from etl.archive import archive_rows, parse_archive_name
-from etl.lineage import lineage_command
+from etl.cli.lineage import lineage_command
 from etl.views import apply_schema, apply_views
 
 ROOT = "/data/root"

@@ -243,7 +243,8 @@ def test_clear_errors(tmp_path: Path) -> None:
     runner = CliRunner()
     missing = runner.invoke(cli, ["report", "--db", str(tmp_path / "none.duckdb"),
                                   "--out", str(tmp_path / "r.html")])
-    assert missing.exit_code == 1 and "not found" in missing.output
+    # the opener's refusal, exit 2 as with every reader (tests/test_cli_layering.py)
+    assert missing.exit_code == 2 and "not found" in missing.output
     bare = tmp_path / "bare.duckdb"
     con = duckdb.connect(str(bare))
     apply_schema(con)

@@ -1,55 +1,75 @@
-"""Command line: a thin click layer over the etl library. Each command is imported only when
-used, so `etl --help` stays fast. The ingest's commands live in etl/cli/ (where the
-library's typed errors become messages and exit statuses); the others still beside the
-module they drive."""
+"""Command line: a thin click layer over the etl library, and the only package that imports
+click (tests/test_cli_layering.py checks it). One module per command or family:
+
+    ingest.py       etl ingest, etl check
+    synth.py        etl synth
+    leaderboard.py  etl leaderboard
+    compare.py      etl compare
+    search.py       etl search
+    query.py        etl query
+    lineage.py      etl lineage
+    export.py       etl export
+    report.py       etl report
+    bench.py        etl bench
+    serve.py        etl serve
+    serve_bench.py  python -m etl.serve.bench
+
+options.py holds the options several commands share (--db, --format, --columns, --wide)
+and errors.py the one place where the library's typed errors become messages and exit
+statuses. Each command is imported only when used, so `etl --help` stays fast."""
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
 import click
 
-# command name -> "module:attribute" of a click.Command
-COMMANDS: dict[str, str] = {
-    "synth": "etl.synth.command:synth",
-    "ingest": "etl.cli.ingest:ingest_command",
-    "check": "etl.cli.ingest:check_command",
-    "leaderboard": "etl.leaderboard:leaderboard_command",
-    "compare": "etl.compare:compare_command",
-    "search": "etl.search:search_command",
-    "query": "etl.query:query_command",
-    "lineage": "etl.lineage:lineage_command",
-    "export": "etl.export:export_command",
-    "report": "etl.report:report_command",
-    "bench": "etl.bench:bench_command",
-    "serve": "etl.serve.command:serve_command",
+# command name -> ("module:attribute" of its click.Command, the line `etl --help` shows for
+# it). The line lives here so that `etl --help` imports no command module.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "synth": ("etl.cli.synth:synth", "Write a synthetic ClinSeek results tree."),
+    "ingest": ("etl.cli.ingest:ingest_command",
+               "Ingest a results tree into the DuckDB warehouse --db."),
+    "check": ("etl.cli.ingest:check_command",
+              "Report what ingesting a tree would load and reject, writing nothing."),
+    "leaderboard": ("etl.cli.leaderboard:leaderboard_command",
+                    "Print the leaderboard (per model, task or group; other boards)."),
+    "compare": ("etl.cli.compare:compare_command",
+                "Compare two leaderboard runs question by question."),
+    "search": ("etl.cli.search:search_command",
+               "Find the messages, reasoning or tool arguments that contain a phrase."),
+    "query": ("etl.cli.query:query_command", "Run read-only SQL against the warehouse."),
+    "lineage": ("etl.cli.lineage:lineage_command",
+                "Show archived runs and what superseded them, or one archive's diff."),
+    "export": ("etl.cli.export:export_command",
+               "Export every table and view as Parquet for other engines."),
+    "report": ("etl.cli.report:report_command",
+               "Write one self-contained HTML report of the warehouse."),
+    "bench": ("etl.cli.bench:bench_command",
+              "Measure the ingest beside its peers on bench-scale trees."),
+    "serve": ("etl.cli.serve:serve_command",
+              "Browse the warehouse in a web browser (the local explorer)."),
 }
 
 
-def _available() -> dict[str, str]:
-    found = {}
-    for name, target in COMMANDS.items():
-        module = target.split(":")[0]
-        try:
-            spec = importlib.util.find_spec(module)
-        except ModuleNotFoundError:  # a parent package that is not there yet
-            spec = None
-        if spec is not None:
-            found[name] = target
-    return found
-
-
 class LazyGroup(click.Group):
+    """A group that imports a command's module only to run it (or show its own --help)."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(_available())
+        return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        target = _available().get(name)
-        if target is None:
+        if name not in COMMANDS:
             return None
+        target, summary = COMMANDS[name]
         module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        command = getattr(importlib.import_module(module), attr)
+        command.short_help = summary
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
 
 
 @click.group(cls=LazyGroup)

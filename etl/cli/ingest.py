@@ -1,54 +1,30 @@
 """`etl ingest` and `etl check`: the command line of the ingest (etl/pipeline/).
 
-The library raises typed errors (etl/pipeline/errors.py); here they become one message on
-stderr and the exit status each type names. Progress is drawn here, from what the pipeline
-reports (a bar on a terminal, nothing otherwise)."""
+The library raises typed errors (etl/pipeline/errors.py); etl/cli/errors.py turns them into
+one message on stderr and the exit status each type names. Progress is drawn here, from
+what the pipeline reports (a bar on a terminal, nothing otherwise)."""
 
 from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
-import duckdb
 
 from etl.board_history import changes_since_last_ingest
-from etl.pipeline.errors import IngestError, Interrupted
+from etl.cli.errors import EtlCommand
+from etl.cli.options import BUILD_HELP, db_option
+from etl.connection import open_warehouse
 from etl.pipeline.ingest import SEE_REJECTS, IngestOptions, IngestSummary, run_ingest
-from etl.pipeline.load import LOAD_MEMORY_LIMIT
+from etl.pipeline.load import LOAD_MEMORY_LIMIT, memory_limit_problem
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
 
 FORCE_HELP = ("Ingest ROOT even when it holds no benchmark directory (exit 6) or symlinks "
               "whose targets are missing (exit 7); a warning says so.")
-
-
-class IngestCommandError(click.ClickException):
-    """An IngestError as click shows it: the message, and the error type's exit status."""
-
-    def __init__(self, error: IngestError) -> None:
-        super().__init__(str(error))
-        self.exit_code = error.exit_code
-
-    def show(self, file: Any = None) -> None:
-        # Ctrl-C: the message is the whole output (no "Error: " before it).
-        if self.exit_code == Interrupted.exit_code:
-            click.echo(self.format_message(), err=True)
-        else:
-            super().show(file)
-
-
-@contextmanager
-def ingest_errors() -> Iterator[None]:
-    """Turn the library's errors into click's: a message and an exit status."""
-    try:
-        yield
-    except IngestError as error:
-        raise IngestCommandError(error) from None
 
 
 class ProgressBar:
@@ -78,25 +54,21 @@ def _say_on_stderr(message: str) -> None:
 
 
 def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> IngestSummary:
-    with ingest_errors():
-        return run_ingest(root, db, options, progress=ProgressBar() if progress else None,
-                          notify=_say_on_stderr)
+    return run_ingest(root, db, options, progress=ProgressBar() if progress else None,
+                      notify=_say_on_stderr)
 
 
 def check_memory_limit(value: str) -> str:
     """A --memory-limit DuckDB understands, or a usage error naming what it wants."""
-    try:
-        duckdb.connect(config={"memory_limit": value}).close()
-    except duckdb.Error as exc:
-        raise click.BadParameter(f"{value!r}: {str(exc).splitlines()[0]}") from None
+    problem = memory_limit_problem(value)
+    if problem:
+        raise click.BadParameter(f"{value!r}: {problem}")
     return value
 
 
-@click.command("ingest")
+@click.command("ingest", cls=EtlCommand)
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("warehouse.duckdb"), show_default=True,
-              help="Database file to build (replaced atomically when the ingest succeeds).")
+@db_option(BUILD_HELP, build=True)
 @click.option("--jobs", "-j", type=int, default=0, show_default="one per core",
               help="Worker processes that parse files in parallel.")
 @click.option("--full", is_flag=True,
@@ -191,12 +163,11 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
         from etl.pipeline.ingest import check_root
         from etl.pipeline.watch import WatchOptions, watch
 
-        with ingest_errors():
-            for warning in check_root(root, force):  # a wrong root: refused once, up front
-                click.echo(warning, err=True)
-            watch(root, db, options, WatchOptions(
-                poll_seconds=poll_seconds, settle_seconds=settle_seconds,
-                max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=click.echo)
+        for warning in check_root(root, force):  # a wrong root: refused once, up front
+            click.echo(warning, err=True)
+        watch(root, db, options, WatchOptions(
+            poll_seconds=poll_seconds, settle_seconds=settle_seconds,
+            max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=click.echo)
         return
     if max_ingests is not None or stop_after_idle is not None:
         raise click.UsageError("--max-ingests and --stop-after-idle go with --watch.")
@@ -216,14 +187,16 @@ def _same(line: str) -> str:
     return line
 
 
-def _print_summary(summary: IngestSummary, edit: Callable[[str], str]) -> None:
+def _print_summary(summary: IngestSummary, edit: Callable[[str], str],
+                   skip: tuple[str, ...] = ()) -> None:
     for warning in summary.warnings:
         click.echo(warning, err=True)
     for line in summary.lines():
-        click.echo(edit(line))
+        if not skip or not line.startswith(skip):
+            click.echo(edit(line))
 
 
-@click.command("check")
+@click.command("check", cls=EtlCommand)
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--max-rejects", type=int, default=20, show_default=True,
               help="How many rejects to list.")
@@ -231,11 +204,13 @@ def _print_summary(summary: IngestSummary, edit: Callable[[str], str]) -> None:
 def check_command(root: Path, max_rejects: int, force: bool) -> None:
     """Report what ingesting ROOT would load and reject, without writing a database.
 
-    Parses every file into a temporary directory that is removed afterwards."""
+    Parses every file into a temporary directory that is removed afterwards, and loads the
+    rows there without the views and derived tables an ingest computes after the load."""
     with tempfile.TemporaryDirectory(prefix="etl-check-") as tmp:
         db = Path(tmp) / "check.duckdb"
-        summary = _run(root, db, IngestOptions(force=force), progress=sys.stderr.isatty())
-        con = duckdb.connect(str(db), read_only=True)
+        summary = _run(root, db, IngestOptions(derive=False, force=force),
+                       progress=sys.stderr.isatty())
+        con = open_warehouse(db, own_queries_only=True)
         try:
             runs = con.execute(query_text("check_runs")).fetchall()
             rejects = con.execute(query_text("check_rejects"),
@@ -251,7 +226,8 @@ def check_command(root: Path, max_rejects: int, force: bool) -> None:
         return (line.replace(f"ingested into {db}", "would ingest")
                 .replace(f" {SEE_REJECTS}", where))
 
-    _print_summary(summary, edit)
+    # no database is kept and the derived tables are not computed: no lines on them
+    _print_summary(summary, edit, skip=("  database ", "  rows "))
     click.echo("\nruns:")
     for run_id, n, expected in runs:
         exp = f" / {expected} expected" if expected else ""

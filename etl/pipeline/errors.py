@@ -4,8 +4,10 @@ database is untouched whenever one is raised before the new file is in place."""
 
 from __future__ import annotations
 
+from etl.errors import EtlError
 
-class IngestError(Exception):
+
+class IngestError(EtlError):
     """An ingest that did not publish a new database. str() is the whole message."""
 
     exit_code = 1

@@ -106,6 +106,10 @@ class IngestOptions:
     # Ingest a root that is not a results root, or a tree with symlinks to missing targets,
     # instead of refusing it (NotAResultsRoot, MissingLinkTargets); a warning says so.
     force: bool = False
+    # False: load the rows only, without the derived tables, the views and the board
+    # history (what `etl check` reads is the rows; the derive steps are half of a small
+    # build). Only for a database that is thrown away: an update of it would lack them.
+    derive: bool = True
 
     def content_options(self) -> dict[str, Any]:
         """The options that change what the database contains."""
@@ -468,13 +472,14 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
         redactions = (prepare_redaction(con, run.options.redact_key)
                       if run.options.redact else None)
         history = [_history_row(h) for h in run.index.get("ingests", [])]
+        derive = run.options.derive
         build_database(con, run.disc, run.staged, run.cache_root, ingest_row, history,
-                       load_plan, post_load=derive_steps(load_plan.full),
+                       load_plan, post_load=derive_steps(load_plan.full) if derive else [],
                        redactions=redactions)
         # The boards of earlier ingests: already in an updated copy; a cold build takes them
         # from the file it replaces.
         previous = run.db if load_plan.full and run.db.exists() else None
-        problem = record_leaderboard_history(con, previous, run.ingest_id)
+        problem = record_leaderboard_history(con, previous, run.ingest_id) if derive else None
         if problem:
             summary.warnings.append(problem)
         con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",

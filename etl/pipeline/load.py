@@ -143,6 +143,15 @@ def plan_load(loaded: dict[str, Any] | None, published_is_ours: bool,
     return plan
 
 
+def memory_limit_problem(value: str) -> str | None:
+    """Why DuckDB refuses value as a memory limit (its own first line), or None."""
+    try:
+        duckdb.connect(config={"memory_limit": value}).close()
+    except duckdb.Error as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
 def connect_new(path: Path, memory_limit: str = LOAD_MEMORY_LIMIT, threads: int = 2
                 ) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(str(path), config={

@@ -19,9 +19,9 @@ from typing import IO
 
 import duckdb
 
+from etl.connection import MARKER_TABLE, has_warehouse_marker
 from etl.pipeline.cache import alive, cache_root_for, read_index
 from etl.pipeline.errors import IngestFailed, IngestLocked, NotAWarehouse
-from etl.schema import MARKER_TABLE, is_warehouse
 
 # The first bytes of every DuckDB database file: 8 bytes of checksum, then this magic.
 DUCKDB_MAGIC_OFFSET, DUCKDB_MAGIC = 8, b"DUCK"
@@ -58,7 +58,7 @@ def check_replaceable(target: Path) -> None:
                             f"it is a warehouse of this tool ({exc}); refusing to replace it"
                             ) from exc
     try:
-        found = is_warehouse(con)
+        found = has_warehouse_marker(con)
     finally:
         con.close()
     if not found:

@@ -45,6 +45,7 @@ from etl.api import OUTCOMES, WarehouseError, wanted_outcomes
 from etl.board_history import change_lines
 from etl.charts import comparison_chart, leaderboard_chart, shorten
 from etl.comparison import detectability
+from etl.connection import WarehouseUnavailable
 from etl.glossary import board_marks, mixed_scorers_note, scorer_description, scorer_name
 from etl.query import QueryRefused
 from etl.search import ROLES, SearchError, SearchQuery, highlight
@@ -1088,7 +1089,7 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
                 page = error_page(400, "Bad request", str(bad))
             except duckdb.OutOfMemoryException as error:
                 page = error_page(503, "Out of memory", out_of_memory_message(error, resources))
-            except (QueryRefused, FileNotFoundError) as error:
+            except (WarehouseUnavailable, QueryRefused, FileNotFoundError) as error:
                 page = error_page(503, "Warehouse unavailable", str(error))
             except duckdb.Error as error:  # e.g. --db names a DuckDB file of another tool
                 page = error_page(503, "Warehouse unavailable",

@@ -1,4 +1,5 @@
 """Latency of the explorer's pages on a real warehouse: `python -m etl.serve.bench --db F`
+(the command line is etl/cli/serve_bench.py)
 (`make bench-serve` builds a bench-scale warehouse first). Starts `etl serve` as a child
 process on a free loopback port, requests a sample of every page type (including the
 trajectory of the largest record and a page of its longest message) several times, and
@@ -22,16 +23,18 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
-import click
-import duckdb
-
-from etl.query import SAFE_CONFIG
+from etl.connection import open_warehouse
+from etl.errors import EtlError, UnknownName
 
 TARGET_MS = 300.0
 # Page types with a target of their own: a search reads the text of every message it may
 # match (docs/SERVE.md, "Search").
 TARGETS_MS = {"search": 500.0}
 RSS_LIMIT_MB = 500.0
+
+
+class ServeBenchError(EtlError):
+    """The bench could not measure (the server did not start)."""
 
 
 def target_ms(kind: str) -> float:
@@ -54,7 +57,7 @@ def _peak_rss_mb(pid: int) -> float:
 def sample_urls(db: Path, per_type: int, seed: int) -> dict[str, list[str]]:
     """Page type -> URLs to request, drawn from the warehouse (the largest record always)."""
     rng = random.Random(seed)
-    with duckdb.connect(str(db), read_only=True, config=dict(SAFE_CONFIG)) as con:
+    with open_warehouse(db) as con:
         def rows(sql: str) -> list[tuple]:
             return con.execute(sql).fetchall()
 
@@ -136,10 +139,9 @@ def run_bench(db: Path, per_type: int = 20, repeats: int = 3, seed: int = 1,
     """Start etl serve over db (with server_args), request every sampled URL `repeats` times
     (only the page types in `pages` when given) and measure; the report format_report draws."""
     urls = sample_urls(db, per_type, seed)
-    unknown = set(pages) - set(urls)
+    unknown = sorted(set(pages) - set(urls))
     if unknown:
-        raise click.UsageError(f"unknown page type(s) {', '.join(sorted(unknown))}; "
-                               f"known: {', '.join(urls)}")
+        raise UnknownName("page type", unknown[0], urls)
     if pages:
         urls = {kind: paths for kind, paths in urls.items() if kind in pages}
     load_before = os.getloadavg()
@@ -157,7 +159,7 @@ def run_bench(db: Path, per_type: int = 20, repeats: int = 3, seed: int = 1,
                 break
             except (urllib.error.URLError, ConnectionError):
                 if time.monotonic() > deadline or proc.poll() is not None:
-                    raise click.ClickException("etl serve did not start") from None
+                    raise ServeBenchError("etl serve did not start") from None
                 time.sleep(0.2)
         startup_s = time.monotonic() - started
         timings: dict[str, list[float]] = {}
@@ -227,28 +229,7 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-@click.command()
-@click.option("--db", "db_path", required=True, type=click.Path(exists=True, dir_okay=False,
-                                                                 path_type=Path),
-              help="Warehouse to serve (bench or full scale for meaningful figures).")
-@click.option("--per-type", default=20, show_default=True, help="Sampled URLs per page type.")
-@click.option("--repeats", default=3, show_default=True, help="Requests of each URL.")
-@click.option("--seed", default=1, show_default=True, help="Seed of the URL sample.")
-@click.option("--page", "pages", multiple=True,
-              help="Measure only this page type (repeatable; default: every type).")
-@click.option("--server-arg", "server_args", multiple=True,
-              help="Pass this argument on to etl serve (repeatable), e.g. "
-                   "--server-arg=--threads=1.")
-def main(db_path: Path, per_type: int, repeats: int, seed: int, pages: tuple[str, ...],
-         server_args: tuple[str, ...]) -> None:
-    """Measure p50/p95/max latency per page type and the server's peak RSS; exit 1 when a
-    target (p95 under 300 ms for every page type, 500 ms for search, peak RSS under 500 MB)
-    is missed."""
-    report = run_bench(db_path, per_type, repeats, seed, pages, server_args)
-    click.echo(format_report(report))
-    if missed(report):
-        sys.exit(1)
+if __name__ == "__main__":  # the command line lives in etl/cli
+    from etl.cli.serve_bench import main
 
-
-if __name__ == "__main__":
     main()

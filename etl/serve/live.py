@@ -46,8 +46,8 @@ class ServeWarehouse(Warehouse):
     on the connection when it opens (serve_memo_tables.sql). A new file gets a new
     ServeWarehouse and so fresh memos.
 
-    resources: bounds of the connection (see etl.serve.command.DEFAULT_RESOURCES and
-    open_read_only)."""
+    resources: bounds of the connection (see etl.cli.serve.DEFAULT_RESOURCES and
+    etl.connection.open_warehouse)."""
 
     def __init__(self, path: str | Path, frames: str = "arrow",
                  resources: dict[str, Any] | None = None) -> None:

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from etl.errors import EtlError
 from etl.synth import spec
 from etl.synth.layout import EXTERNAL_SUBDIR, build, make_ctx
 from etl.synth.truth import build_truth
 from etl.synth.writer import Dir
 
 
-class SynthError(Exception):
+class SynthError(EtlError):
     """A user-facing problem (existing output, bad option); printed without a traceback."""
 
 
@@ -38,11 +40,13 @@ def settle_mtimes(top: Path) -> None:
 
 
 def generate(out: Path, *, scale: str = "demo", seed: int = 0, damage: bool = False,
-             bench_gb: float = 2.5, force: bool = False, progress: bool = False,
+             bench_gb: float = 2.5, force: bool = False,
+             progress: Callable[[int, str], None] | None = None,
              shape: str = "default") -> dict[str, Any]:
     """Write a synthetic results tree at `out`; returns the truth (also written to
     OUT.truth.json). shape names how agentic trajectories spend their payload
-    (spec.TRAJECTORY_SHAPES); "default" is the tree every seed has always produced."""
+    (spec.TRAJECTORY_SHAPES); "default" is the tree every seed has always produced.
+    progress, when given, is called (bytes written so far, run id) as each run starts."""
     if scale not in spec.SCALES:
         raise SynthError(f"unknown scale {scale!r}; choose one of {', '.join(spec.SCALES)}")
     if shape not in spec.TRAJECTORY_SHAPES:

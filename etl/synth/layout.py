@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 import shlex
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -879,16 +878,18 @@ def build(ctx: Ctx, root: Dir, external: Dir, ext_target: str) -> None:
     archives(ctx, root, current)
 
 
-def progress_printer(enabled: bool, ledger: Ledger) -> Callable[[str], None]:
-    def show(run_id: str) -> None:
-        if enabled:
-            print(f"  {ledger.bytes_written / 1e6:9.1f} MB  {run_id}", file=sys.stderr,
-                  flush=True)
-    return show
+def progress_reporter(progress: Callable[[int, str], None] | None, ledger: Ledger
+                      ) -> Callable[[str], None]:
+    """What Ctx calls as each run starts: progress(bytes written so far, run id), if any."""
+    def report(run_id: str) -> None:
+        if progress is not None:
+            progress(ledger.bytes_written, run_id)
+    return report
 
 
 def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
-             progress: bool, shape: spec.TrajectoryShape = spec.TRAJECTORY_SHAPES["default"]
+             progress: Callable[[int, str], None] | None,
+             shape: spec.TrajectoryShape = spec.TRAJECTORY_SHAPES["default"]
              ) -> Ctx:
     if scale.big:
         # shares of the byte budget, measured on generated trees (docs/SYNTH.md); the
@@ -905,4 +906,4 @@ def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
         image_bytes = 200
     ledger = Ledger()
     maker = RecordMaker(Filler(seed), Images(seed, image_bytes), shape)
-    return Ctx(seed, scale, damage, maker, sizes, ledger, progress_printer(progress, ledger))
+    return Ctx(seed, scale, damage, maker, sizes, ledger, progress_reporter(progress, ledger))

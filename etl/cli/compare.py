@@ -1,20 +1,23 @@
 """`etl compare A B`: two leaderboard runs question by question, with the paired summary.
 
 A thin layer over etl.api.Warehouse.comparison (the queries live in sql/queries/); the
-output formats are those of `etl leaderboard` (etl/output.py)."""
+output formats are those of `etl leaderboard` (etl/output.py). Named compare.py in etl/cli
+beside the library's etl/comparison.py (the paired statistics it prints)."""
 
 from __future__ import annotations
 
+import textwrap
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import click
 
-from etl.api import OUTCOMES, Warehouse, WarehouseError
+from etl.api import OUTCOMES, Warehouse
+from etl.cli.errors import EtlCommand
+from etl.cli.options import db_option, echo_rows, format_option, table_options
 from etl.comparison import detectability
-from etl.leaderboard import DEFAULT_DB
-from etl.output import FORMATS, format_rows
-from etl.query import QueryRefused
+from etl.output import TABLE_WIDTH
 
 # Columns the readable formats (table, md) show; csv and json keep every column.
 READABLE = ("qid", "task", "gold", "prediction_a", "prediction_b", "score_a", "score_b",
@@ -46,17 +49,15 @@ def _rows(table: Any, fmt: str) -> tuple[list[str], list[tuple[Any, ...]]]:
     data = {c: table[c].to_pylist() for c in columns}
     rows = list(zip(*(data[c] for c in columns), strict=True)) if columns else []
     if fmt in ("table", "md"):
-        from decimal import Decimal
         rows = [tuple(Decimal(f"{v:.3f}") if c in SCORE_COLUMNS and v is not None else v
                       for c, v in zip(columns, row, strict=True)) for row in rows]
     return columns, rows
 
 
-@click.command("compare")
+@click.command("compare", cls=EtlCommand)
 @click.argument("a")
 @click.argument("b")
-@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
-              show_default=True, help="Warehouse DuckDB file (opened read-only).")
+@db_option()
 @click.option("--benchmark", default=None, help="Benchmark of both runs (needed when a model "
               "name means several runs).")
 @click.option("--mode", default=None, help="Mode of both runs (agentic or oneshot).")
@@ -64,11 +65,12 @@ def _rows(table: Any, fmt: str) -> tuple[list[str], list[tuple[Any, ...]]]:
               help="Mode of B when it differs from --mode (agentic against one-shot).")
 @click.option("--only", type=click.Choice(["disagreements", *OUTCOMES]), default=None,
               help="Only questions with this outcome (disagreements: one run scored higher).")
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table",
-              show_default=True, help="table and md show the main columns rounded to 3 "
-              "decimals; csv and json keep every column at full precision.")
+@format_option("table and md show the main columns rounded to 3 decimals; csv and json keep "
+               "every column at full precision.")
+@table_options
 def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str | None,
-                    mode_b: str | None, only: str | None, fmt: str) -> None:
+                    mode_b: str | None, only: str | None, fmt: str, columns: list[str] | None,
+                    wide: bool) -> None:
     """Compare two leaderboard runs A and B question by question.
 
     A and B are run ids or model names (canonical key, display name or alias); a model name
@@ -76,16 +78,13 @@ def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str |
     answered (gold, both predictions, both scores, outcome, prediction sources, error
     classes), then a summary line: wins / losses / ties, the mean difference with its 95%
     paired bootstrap interval and the sign-test p (docs/STATISTICS.md). With csv/json the
-    summary goes to stderr."""
-    try:
-        with Warehouse(db, frames="arrow") as wh:
-            result = wh.comparison(a, b, benchmark, mode, only, mode_b)
-    except WarehouseError as error:
-        hint = " (options --benchmark and --mode)" if error.candidates else ""
-        raise click.ClickException(f"{error}{hint}") from error
-    except QueryRefused as error:
-        raise click.ClickException(str(error)) from error
-    columns, rows = _rows(result.questions, fmt)
-    click.echo(format_rows(columns, rows, fmt), nl=False)
-    click.echo(summary_line(result.run_a, result.run_b, result.summary),
-               err=fmt in ("csv", "json"))
+    summary goes to stderr. A name that means no run is refused with the closest ones."""
+    with Warehouse(db, frames="arrow") as wh:
+        result = wh.comparison(a, b, benchmark, mode, only, mode_b)
+    names, rows = _rows(result.questions, fmt)
+    echo_rows(names, rows, fmt, columns, wide)
+    summary = summary_line(result.run_a, result.run_b, result.summary)
+    if fmt == "table" and not wide:  # the line fits the table's width too
+        summary = textwrap.fill(summary, TABLE_WIDTH, break_on_hyphens=False,
+                                subsequent_indent="  ")
+    click.echo(summary, err=fmt in ("csv", "json"))

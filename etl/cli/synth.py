@@ -1,4 +1,5 @@
-"""`etl synth`: the click layer over etl.synth.generate."""
+"""`etl synth`: the click layer over etl.synth.generate (which reports its progress to a
+function given here: a line per run on stderr for the big scales)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ from pathlib import Path
 
 import click
 
-from etl.synth.generate import SynthError, generate
+from etl.cli.errors import EtlCommand
+from etl.synth.generate import generate
 from etl.synth.spec import TRAJECTORY_SHAPES
 
 
-@click.command("synth")
+def _show_progress(bytes_written: int, run_id: str) -> None:
+    click.echo(f"  {bytes_written / 1e6:9.1f} MB  {run_id}", err=True)
+
+
+@click.command("synth", cls=EtlCommand)
 @click.argument("out", type=click.Path(path_type=Path, file_okay=True, dir_okay=True))
 @click.option("--scale", type=click.Choice(["demo", "full", "bench"]), default="demo",
               show_default=True,
@@ -47,9 +53,8 @@ def synth(out: Path, scale: str, seed: int, damage: bool, bench_gb: float, shape
     started = time.monotonic()
     try:
         truth = generate(out, scale=scale, seed=seed, damage=damage, bench_gb=bench_gb,
-                         force=force, progress=scale != "demo", shape=shape)
-    except SynthError as exc:
-        raise click.ClickException(str(exc)) from None
+                         force=force, progress=None if scale == "demo" else _show_progress,
+                         shape=shape)
     except OSError as exc:
         raise click.ClickException(f"cannot write {out}: {exc}") from None
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())

@@ -10,6 +10,9 @@ from typing import Any
 
 import click
 
+from etl.cli.errors import EtlCommand
+from etl.cli.options import db_option
+
 LOOPBACK = "127.0.0.1"
 # What the server's connection may use. DuckDB's buffer pool and hash tables default to 80%
 # of the machine's RAM; computing the board memos then peaks near 1 GB at bench scale. With a
@@ -19,11 +22,8 @@ LOOPBACK = "127.0.0.1"
 DEFAULT_RESOURCES: dict[str, Any] = {"memory_limit": "256MB", "threads": 1}
 
 
-@click.command("serve")
-@click.option("--db", "db_path", default="warehouse.duckdb", show_default=True,
-              type=click.Path(dir_okay=False, path_type=Path),
-              help="Warehouse database file (opened read-only; reopened when an ingest "
-                   "replaces it).")
+@click.command("serve", cls=EtlCommand)
+@db_option("Warehouse database file (opened read-only; reopened when an ingest replaces it).")
 @click.option("--host", default=LOOPBACK, show_default=True,
               help="Address to listen on. The default is loopback only; anything else "
                    "exposes every trajectory to the network.")
@@ -42,7 +42,7 @@ DEFAULT_RESOURCES: dict[str, Any] = {"memory_limit": "256MB", "threads": 1}
 @click.option("--sql-timeout", default=10.0, show_default=True,
               type=click.FloatRange(0.1, 3600),
               help="Seconds a query of the SQL page may run before it is stopped.")
-def serve_command(db_path: Path, host: str, port: int, memory_limit: str, threads: int,
+def serve_command(db: Path, host: str, port: int, memory_limit: str, threads: int,
                   allow_hosts: tuple[str, ...], sql_timeout: float) -> None:
     """Browse the warehouse in a web browser: leaderboards, model x task heat maps,
     questions, trajectories, run comparisons, archive lineage, rejects and read-only SQL.
@@ -60,37 +60,27 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
         raise click.ClickException(
             "etl serve needs the serve extra: `make ingest` installs it, or in the checkout "
             "pip install -e '.[serve]'")
-    if not db_path.is_file():
-        raise click.ClickException(
-            f"database not found: {db_path} (build it with `etl ingest ROOT --db {db_path}`)")
     import duckdb
     import uvicorn
 
-    from etl.query import QueryRefused, open_read_only, require_warehouse
+    from etl.connection import open_warehouse
     from etl.serve.app import create_app
     from etl.serve.gate import GateLimits
     from etl.serve.live import out_of_memory_message
 
     resources = {"memory_limit": memory_limit, "threads": threads}
-    try:
-        # Refused at once, before a port is taken: a file that is not a warehouse, a
-        # --memory-limit DuckDB cannot parse.
-        checked = open_read_only(db_path, resources)
-        try:
-            require_warehouse(checked, db_path)
-        finally:
-            checked.close()
-        app = create_app(db_path, resources, allowed_hosts=(host, *allow_hosts),
-                         gate_limits=GateLimits(timeout_seconds=sql_timeout))
-    except QueryRefused as error:
-        raise click.ClickException(str(error)) from None
+    # Refused at once, before a port is taken: a missing or foreign file, a --memory-limit
+    # DuckDB cannot parse.
+    open_warehouse(db, resources).close()
+    app = create_app(db, resources, allowed_hosts=(host, *allow_hosts),
+                     gate_limits=GateLimits(timeout_seconds=sql_timeout))
     # The port is taken before the URL is printed: a busy port is an error, never a URL that
     # leads to another server.
     sock = listening_socket(host, port)
     url_host = f"[{host}]" if ":" in host else host
     if host != LOOPBACK:
         click.echo(f"etl serve: listening on {host}, not only loopback", err=True)
-    click.echo(f"etl serve: http://{url_host}:{sock.getsockname()[1]}/ over {db_path} "
+    click.echo(f"etl serve: http://{url_host}:{sock.getsockname()[1]}/ over {db} "
                "(read-only; Ctrl-C stops)", err=True)
     try:
         # The board-wide views take seconds on a full warehouse: compute them before serving
@@ -100,12 +90,6 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
     except duckdb.OutOfMemoryException as error:
         sock.close()
         raise click.ClickException(out_of_memory_message(error, resources)) from None
-    except duckdb.Error as error:  # a DuckDB file of another tool: no warehouse views
-        sock.close()
-        raise click.ClickException(
-            f"{db_path} is not a warehouse of this tool ({type(error).__name__}: "
-            f"{str(error).splitlines()[0]}); build one with `etl ingest ROOT --db FILE`"
-        ) from None
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
@@ -114,8 +98,11 @@ def serve_command(db_path: Path, host: str, port: int, memory_limit: str, thread
             app.state.gate.stop_queries()
             super().handle_exit(sig, frame)
 
-    Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
-           ).run(sockets=[sock])
+    try:
+        Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
+               ).run(sockets=[sock])
+    finally:
+        sock.close()
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
