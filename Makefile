@@ -65,7 +65,7 @@ endif
 PYTEST_ARGS ?=
 test: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=25 $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests
