@@ -29,6 +29,8 @@ CONNECT_ALLOWED = {
     "connection.py": "the one read-only opener",
     "schema.py": "an in-memory connection that parses the SQL files",
     "cli/query.py": "an in-memory connection that parses the user's SQL before it runs",
+    "serve/gate.py": "the SQL page's worker: an in-memory database with private temp and "
+                     "home directories, the warehouse attached to it read-only",
 }
 # Where each reader opens the file (a library module that takes a connection, such as
 # etl/leaderboard.py, is opened for by its command).

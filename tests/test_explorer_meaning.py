@@ -149,4 +149,4 @@ def test_an_ambiguous_name_in_the_browser_offers_its_runs(server: str, demo_db: 
     for link in links:  # each picks one run and its board, so B resolves too
         assert get(server + link)[0] == 200, link
     cli = run_etl("compare", "kimi_k2_5", "claude_opus_4_6", "--db", str(demo_db), check=False)
-    assert cli.returncode == 1 and "--benchmark" in cli.stderr
+    assert cli.returncode == 1 and "name the benchmark and mode" in cli.stderr

@@ -258,6 +258,10 @@ def test_demo_tree_incremental_equals_full(demo_tree_if_available: Path,
     file, re-ingest incrementally, compare with a full rebuild."""
     root = tmp_path / "tree"
     shutil.copytree(demo_tree_if_available, root, symlinks=True)
+    # the targets of its symlinks (agent_ehr_bench's subset600) sit beside the tree
+    external = demo_tree_if_available.parent / "tree.external"
+    if external.exists():
+        shutil.copytree(external, tmp_path / "tree.external", symlinks=True)
     db = tmp_path / "warehouse.duckdb"
     ingest(root, db)
     target = sorted(p for p in root.rglob("results.jsonl") if not p.is_symlink()

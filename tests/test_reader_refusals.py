@@ -21,7 +21,7 @@ import duckdb
 import pytest
 
 import etl
-from etl.query import QueryRefused
+from etl.connection import WarehouseUnavailable
 from tests.conftest import run_etl
 
 READERS = [
@@ -51,9 +51,10 @@ def test_a_reader_on_a_foreign_duckdb_file_says_it_is_not_a_warehouse(
         foreign_db: Path, tmp_path: Path, command: list[str]) -> None:
     before = foreign_db.read_bytes()
     proc = run_etl(*command, "--db", str(foreign_db), check=False, cwd=tmp_path, timeout=60)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr  # a wrong --db: a usage error
     assert "Traceback" not in proc.stderr
-    assert f"{foreign_db} is a DuckDB database but not a warehouse of this tool" in proc.stderr
+    assert f"{foreign_db} is a DuckDB database, but not a warehouse built by this tool" in (
+        proc.stderr)
     assert "etl ingest ROOT --db" in proc.stderr
     assert "Did you mean" not in proc.stderr and "sqlite_" not in proc.stderr
     assert "http://" not in proc.stderr  # serve refuses before it prints a URL
@@ -63,7 +64,7 @@ def test_a_reader_on_a_foreign_duckdb_file_says_it_is_not_a_warehouse(
 
 
 def test_the_api_on_a_foreign_duckdb_file_says_it_is_not_a_warehouse(foreign_db: Path) -> None:
-    with pytest.raises(QueryRefused, match="not a warehouse of this tool"):
+    with pytest.raises(WarehouseUnavailable, match="not a warehouse built by this tool"):
         etl.open(foreign_db)
 
 
@@ -71,7 +72,7 @@ def test_a_file_that_is_not_duckdb_is_refused_without_a_traceback(tmp_path: Path
     text = tmp_path / "README.md"
     text.write_text("# not a database\n")
     proc = run_etl("leaderboard", "--db", str(text), check=False)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and str(text) in proc.stderr
 
 

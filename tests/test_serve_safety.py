@@ -350,9 +350,9 @@ def test_a_duckdb_file_of_another_tool(tmp_path: Path) -> None:
     with running_server(foreign) as base:
         status, headers, body = get(base + "/")
         assert status == 503 and _headers_ok(headers)
-        assert b"cannot be read as a warehouse of this tool" in body
+        assert b"not a warehouse built by this tool" in body
     proc = run_etl("serve", "--db", str(foreign), "--port", "0", check=False, timeout=120)
-    assert proc.returncode == 1 and "is not a warehouse of this tool" in proc.stderr
+    assert proc.returncode == 2 and "not a warehouse built by this tool" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -57,7 +57,7 @@ def test_compare_prints_the_mde(demo_db: Path) -> None:
     (want,) = _rows(demo_db, "SELECT run_a, run_b, mde_80, n_needed, not_detectable "
                              "FROM model_comparison WHERE benchmark = 'ehr_bench' AND "
                              "mode = 'agentic' AND not_detectable ORDER BY run_a, run_b LIMIT 1")
-    out = run_etl("compare", want["run_a"], want["run_b"], "--db", str(demo_db))
+    out = run_etl("compare", want["run_a"], want["run_b"], "--db", str(demo_db), "--wide")
     assert f"MDE {want['mde_80']:.3f}, {NOT_DETECTABLE} (n needed {want['n_needed']})" in (
         out.stdout)
 

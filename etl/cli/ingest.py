@@ -215,7 +215,7 @@ def check_command(root: Path, max_rejects: int, force: bool) -> None:
             runs = con.execute(query_text("check_runs")).fetchall()
             rejects = con.execute(query_text("check_rejects"),
                                   {"limit": max_rejects}).fetchall()
-            n_rejects = con.execute("SELECT count(*) FROM rejects").fetchall()[0][0]
+            n_rejects = con.execute(query_text("check_n_rejects")).fetchall()[0][0]
         finally:
             con.close()
     # The database is gone: the rejects are the ones listed here, not a table to look into.

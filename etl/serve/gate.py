@@ -42,11 +42,11 @@ from typing import Any
 import duckdb
 import orjson
 
+from etl.connection import SAFE_CONFIG
 from etl.lifeline import die_with_parent
 from etl.query import (
     _EXPLAIN_PREFIX,
     _PRAGMA_NAME,
-    SAFE_CONFIG,
     QueryFailed,
     QueryRefused,
     QueryResult,
