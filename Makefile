@@ -97,7 +97,7 @@ serve: $(RUN_STAMP)
 # bound of docs/SAFETY.md (long: the 20,000 directories take minutes). WIDTH_ARGS are passed
 # on (e.g. WIDTH_ARGS="--dirs 2000"; see python -m tests.width_bench --help).
 WIDTH_ARGS ?=
-bench-width: $(STAMP)
+bench-width: $(TEST_STAMP)
 	$(BIN)/python -m tests.width_bench $(WIDTH_ARGS)
 
 # A 1 GB bench-scale tree generated and ingested once (delete bench-data/serve* to redo).
