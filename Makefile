@@ -105,7 +105,7 @@ bench-serve: $(RUN_STAMP)
 	test -f bench-data/serve.duckdb || { \
 		$(BIN)/etl synth bench-data/serve-tree --scale bench --bench-gb 1 --force && \
 		$(BIN)/etl ingest bench-data/serve-tree --db bench-data/serve.duckdb --quiet; }
-	$(BIN)/python -m etl.serve.bench --db bench-data/serve.duckdb
+	$(BIN)/python -m etl.cli.serve_bench --db bench-data/serve.duckdb
 
 # Under build/ (ignored, removed by make clean) like every other generated file: a report in
 # the work tree would show up in `git status` and be committed by a careless `git add .`.

@@ -197,7 +197,7 @@ def test_the_bench_verdict_names_every_missed_target() -> None:
 
 
 def test_the_bench_runs_on_a_warehouse_and_exits_by_its_verdict(demo_db: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "etl.serve.bench", "--db", str(demo_db),
+    proc = subprocess.run([sys.executable, "-m", "etl.cli.serve_bench", "--db", str(demo_db),
                            "--per-type", "1", "--repeats", "1"], capture_output=True,
                           text=True, timeout=300)
     out = proc.stdout

@@ -12,7 +12,7 @@ click (tests/test_cli_layering.py checks it). One module per command or family:
     report.py       etl report
     bench.py        etl bench
     serve.py        etl serve
-    serve_bench.py  python -m etl.serve.bench
+    serve_bench.py  python -m etl.cli.serve_bench
 
 options.py holds the options several commands share (--db, --format, --columns, --wide)
 and errors.py the one place where the library's typed errors become messages and exit

@@ -1,4 +1,5 @@
-"""`python -m etl.serve.bench`: the explorer's page latencies (etl/serve/bench.py)."""
+"""`python -m etl.cli.serve_bench` (make bench-serve): page latencies of the explorer
+(etl/serve/bench.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Latency of the explorer's pages on a real warehouse: `python -m etl.serve.bench --db F`
+"""Latency of the explorer's pages on a real warehouse: `python -m etl.cli.serve_bench --db F`
 (the command line is etl/cli/serve_bench.py)
 (`make bench-serve` builds a bench-scale warehouse first). Starts `etl serve` as a child
 process on a free loopback port, requests a sample of every page type (including the
@@ -227,9 +227,3 @@ def format_report(report: dict) -> str:
     lines.append("every target met" if not misses else
                  f"MISSED {len(misses)} target(s): " + "; ".join(misses))
     return "\n".join(lines)
-
-
-if __name__ == "__main__":  # the command line lives in etl/cli
-    from etl.cli.serve_bench import main
-
-    main()
