@@ -234,7 +234,8 @@ def test_kill_after_a_delay_leaves_old_or_new_never_broken(template: dict, tmp_p
         assert _is_a(template, db) or _is_b(template, db)
     else:  # it finished before the delay: then it must have built B whole
         assert _is_b(template, db)
-    if fraction < 1.0:  # half-way through an ingest that takes `seconds`: must land
+    if fraction <= 0.5:  # half-way through an ingest that takes `seconds`: must land (0.8
+        # may not: `seconds` was measured once, and a quieter machine finishes sooner)
         assert killed, f"the ingest finished within {delay:.2f}s"
     _recovers(template, db)
 

@@ -204,6 +204,6 @@ def test_the_bench_runs_on_a_warehouse_and_exits_by_its_verdict(demo_db: Path) -
     for kind in ("home", "board", "heatmap", "questions", "question", "trajectory",
                  "trajectory_largest", "message_page", "compare", "search", "diff", "lineage",
                  "rejects", "sql"):
-        assert re.search(rf"^{kind} +\d+ ", out, re.M), kind
+        assert re.search(rf"^{kind} +\d+ ", out, re.M), (kind, out, proc.stderr[-3000:])
     assert "load average" in out and "server peak RSS" in out
     assert proc.returncode == (1 if "MISSED" in out else 0), out + proc.stderr
