@@ -29,8 +29,6 @@ DATA_DIRS = ("schema", "sql")
 STAGING_EXTRAS = {"file_id": pa.string(), "rec_no": pa.int64()}
 
 
-# The table every warehouse this tool builds carries (schema/00_core.sql): its marker, which
-# tells a warehouse from any other DuckDB file.
 def sql_files(directory: Path) -> list[Path]:
     """The *.sql files of a directory in the order they are applied (by file name)."""
     return sorted(directory.glob("*.sql"), key=lambda path: path.name)
