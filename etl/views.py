@@ -105,18 +105,15 @@ def _column_type(column: exp.ColumnDef) -> str:
 
 
 def schema_from_ddl(schema_dir: Path = SCHEMA_DIR) -> dict[str, dict[str, str]]:
-    """Table -> {column: type} for every CREATE TABLE (and ALTER TABLE ADD COLUMN) in
-    schema/*.sql, read with sqlglot."""
+    """Table -> {column: type} for every CREATE TABLE in schema/*.sql, read with sqlglot.
+    Each table is created once with all its columns (no ALTER TABLE: a reader finds a table's
+    whole definition in one place), so this picture is complete."""
     tables: dict[str, dict[str, str]] = {}
     for path in sql_files(schema_dir):
         for statement in _parse_file(path):
             if isinstance(statement, exp.Alter):
-                # Later schema files add columns to earlier tables (ALTER TABLE ... ADD COLUMN).
-                columns = tables.setdefault(statement.this.name, {})
-                for action in statement.args.get("actions") or []:
-                    if isinstance(action, exp.ColumnDef):
-                        columns[action.name] = _column_type(action)
-                continue
+                raise ViewError(f"{path.name}: ALTER TABLE {statement.this.name}: change its "
+                                "CREATE TABLE instead (each table is created once, whole)")
             if not (isinstance(statement, exp.Create) and statement.kind == "TABLE"):
                 continue
             target = statement.this

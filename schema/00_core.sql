@@ -68,7 +68,7 @@ COMMENT ON COLUMN runs.archive_name IS 'Directory name under _archive/, NULL for
 COMMENT ON COLUMN runs.path IS 'Logical path of the run directory relative to the root (same as run_id).';
 COMMENT ON COLUMN runs.real_path IS 'Where the directory really is after resolving symlinks (may lie outside the root).';
 COMMENT ON COLUMN runs.n_results IS 'Rows of results for this run after deduplication.';
-COMMENT ON COLUMN runs.expected_questions IS 'Questions the split should hold (1800, 600, 2703, 20 for smoke20, ...); NULL when the split does not say.';
+COMMENT ON COLUMN runs.expected_questions IS 'Distinct questions (qids) the split should hold: 1800, 600, 2703 (the combined multimodal test set has one row per qid), 20, ...; NULL when the split does not say. See coverage.no_gold_questions for multimodal questions the authors'' scorer skips.';
 COMMENT ON COLUMN runs.model_dir IS 'The model directory name exactly as found in the tree (for an archive: the model directory inside it, NULL when the archive is itself one run).';
 COMMENT ON COLUMN runs.n_files IS 'Files of the tree attributed to this run.';
 
@@ -88,7 +88,11 @@ CREATE TABLE files (
     n_duplicates BIGINT,
     loaded       BOOLEAN,
     copy_rank    INTEGER,
-    ingest_id    VARCHAR
+    ingest_id    VARCHAR,
+    -- append-only growth (etl/pipeline/segments.py): the unterminated last line of a results
+    -- file that a writer may still be on is neither loaded nor rejected while the file keeps
+    -- changing
+    n_in_progress BIGINT
 );
 COMMENT ON TABLE files IS 'Every file seen in the tree, loaded or not, and what became of it.';
 COMMENT ON COLUMN files.file_id IS 'Deterministic id: the first 16 hex digits of sha256 of the logical path.';
@@ -107,6 +111,7 @@ COMMENT ON COLUMN files.n_duplicates IS 'Records of this file not loaded because
 COMMENT ON COLUMN files.loaded IS 'True when the file kind is read into tables; false for pid files, MCP logs, markdown, plain text and other files only recorded here.';
 COMMENT ON COLUMN files.copy_rank IS 'Preference among copies of a result: 1 merged_unique.jsonl, 2 top-level results.jsonl, 3 region shard, 4 results_steal_NN.jsonl, 5 steal_NN/results.jsonl; NULL for other kinds.';
 COMMENT ON COLUMN files.ingest_id IS 'Ingest that last parsed this file.';
+COMMENT ON COLUMN files.n_in_progress IS 'Unterminated last lines (0 or 1) held back as in progress: the results file changed less than the quiet period (etl ingest --in-progress-seconds) before the ingest, so its writer may still be writing the line. Not loaded and not in rejects; loaded once complete, or judged like any line (a truncated line is a reject) once the file is quiet. 0 when there is none; NULL for files that are not loaded.';
 
 CREATE TABLE results (
     run_id            VARCHAR,
@@ -148,6 +153,18 @@ CREATE TABLE results (
     line_no           BIGINT,
     rec_no            BIGINT,
     n_copies          INTEGER,
+    -- score_text.py's per-run tool statistics, by the authors' rules (etl/scoring/text_runs.py)
+    authors_tool_calls    INTEGER,
+    authors_browser_calls INTEGER,
+    authors_turns         INTEGER,
+    -- what the writer (UCSC-VLAA/ClinSeekAgent) records that no column maps, and the
+    -- writer-valid NaN values
+    extra             VARCHAR,
+    nonfinite_keys    VARCHAR,
+    -- the kind of failure, decided at load from the raw error text (sql/load/error_kind.sql)
+    -- so it survives --redact, which replaces the text itself
+    error_kind        VARCHAR,
+    label_source      VARCHAR,
     PRIMARY KEY (run_id, qid, run_index)
 );
 COMMENT ON TABLE results IS 'One row per (run_id, qid, run_index): the preferred copy of each per-question result record, whichever files of the run it appeared in.';
@@ -190,6 +207,13 @@ COMMENT ON COLUMN results.file_id IS 'File the loaded copy came from (see files)
 COMMENT ON COLUMN results.line_no IS '1-based line of that file.';
 COMMENT ON COLUMN results.rec_no IS '1-based record number within the file (differs from line_no after a line holding two objects).';
 COMMENT ON COLUMN results.n_copies IS 'How many copies of this result the run''s files held (1 = no duplicates).';
+COMMENT ON COLUMN results.authors_tool_calls IS 'Tool calls of the result as score_text.py count_tool_calls counts them: every tool_calls entry of every assistant message.';
+COMMENT ON COLUMN results.authors_browser_calls IS 'Those whose function name, normalized by score_text.py normalize_tool_name, starts with browser. (browser_search counts too).';
+COMMENT ON COLUMN results.authors_turns IS 'Assistant messages of the result (score_text.py count_turns).';
+COMMENT ON COLUMN results.extra IS 'JSON object of the record''s top-level keys that no column maps (multimodal_summary, candidates, ground_truth, task_info, image_paths, ...), values as written; a messages value that is not a list is kept here too. NULL when there are none.';
+COMMENT ON COLUMN results.nonfinite_keys IS 'JSON array of the paths (key, key.sub, key[3]) whose value was a bare NaN / Infinity / -Infinity, as Python''s json.dumps writes a float nan or inf: writer-valid, not damage; the value is stored as NULL. NULL when the line had none.';
+COMMENT ON COLUMN results.error_kind IS 'none, throttling, ssl, timeout, connection, server (infrastructure), context_length, parse_error, no_final_answer (model) or other; from error, status and stop_reason at load (sql/load/error_kind.sql), before any redaction. The view result_error_class maps it to error_class.';
+COMMENT ON COLUMN results.label_source IS 'Where the gold came from: label, ground_truth (raw QA rows of eval_ehrbench_qa.py keep it there, no label), or NULL when the record has neither (then nothing can be scored: coverage.no_gold_questions).';
 
 CREATE TABLE messages (
     run_id        VARCHAR,
@@ -205,7 +229,9 @@ CREATE TABLE messages (
     name          VARCHAR,
     tool_call_id  VARCHAR,
     content_chars BIGINT,
-    n_images      INTEGER
+    n_images      INTEGER,
+    -- ZSTD always: it holds the thinking text of Anthropic messages (bedrock_content_blocks)
+    extra         VARCHAR USING COMPRESSION zstd
 );
 COMMENT ON TABLE messages IS 'One row per message of each loaded result''s trajectory (child of results).';
 COMMENT ON COLUMN messages.run_id IS 'Run of the parent result.';
@@ -220,6 +246,7 @@ COMMENT ON COLUMN messages.name IS 'Tool name on tool messages, when given.';
 COMMENT ON COLUMN messages.tool_call_id IS 'On tool messages: tool_call_id as written, the id of the call this message answers, or a fresh uuid matching no call in one writer branch (then the call is found by order, see tool_calls.paired_by).';
 COMMENT ON COLUMN messages.content_chars IS 'Length of the text content in characters.';
 COMMENT ON COLUMN messages.n_images IS 'Image blocks in the content.';
+COMMENT ON COLUMN messages.extra IS 'JSON object of the message''s keys that no column maps (bedrock_content_blocks, raw_content, ...), plus under "$unread_blocks" the content blocks content does not hold ({block_idx, block}: unknown block types such as tool_result, non-object items, image blocks without data), and a tool_calls value that is not a list; NULL when nothing is left over.';
 
 CREATE TABLE tool_calls (
     run_id          VARCHAR,
@@ -234,7 +261,14 @@ CREATE TABLE tool_calls (
     arguments_valid BOOLEAN,
     result_chars    BIGINT,
     is_error        BOOLEAN,
-    is_synthetic    BOOLEAN
+    is_synthetic    BOOLEAN,
+    -- what the writer records beyond the call itself: the tool the executor really ran, how
+    -- the tool result was paired with its call, the call's keys no column maps
+    name_fixed      BOOLEAN,
+    paired_by       VARCHAR,
+    result_msg_idx  INTEGER,
+    call_type       VARCHAR,
+    extra           VARCHAR
 );
 COMMENT ON TABLE tool_calls IS 'One row per tool call of each loaded result (child of messages).';
 COMMENT ON COLUMN tool_calls.run_id IS 'Run of the parent result.';
@@ -250,6 +284,11 @@ COMMENT ON COLUMN tool_calls.arguments_valid IS 'True when the arguments parse a
 COMMENT ON COLUMN tool_calls.result_chars IS 'Length of the tool message answering this call (NULL when none answers it).';
 COMMENT ON COLUMN tool_calls.is_error IS 'True when the answering tool message is one of the failure texts the writer writes (etl/normalize.py TOOL_ERROR_PREFIXES: Error executing, Error calling MCP tool / image tool, No data in SSE response, MCP Error, Tool Error:, HTTP Error, ...).';
 COMMENT ON COLUMN tool_calls.is_synthetic IS 'True for finish calls synthesized by the harness (id synthetic_finish_<hex>).';
+COMMENT ON COLUMN tool_calls.name_fixed IS 'True when the executor ran another tool than the recorded name says: the multimodal harness routes an image tool recorded under ehr. (Kimi: ehr.chest_xray_classifier) to image.<name> and logs TOOL_NAME_FIX without rewriting the record; tool holds what ran, raw_tool what was written.';
+COMMENT ON COLUMN tool_calls.paired_by IS 'How the answering tool message was found: id (its tool_call_id is this call''s id), order (its tool_call_id matches no call, e.g. the fresh uuid one writer branch writes, so the oldest unanswered call before it, as the authors'' scorer pairs them), NULL when no tool message answers the call.';
+COMMENT ON COLUMN tool_calls.result_msg_idx IS 'msg_idx of the tool message that answers this call (see paired_by); NULL when none.';
+COMMENT ON COLUMN tool_calls.call_type IS 'The call''s type field as written (function for OpenAI-style calls).';
+COMMENT ON COLUMN tool_calls.extra IS 'JSON object of the call''s keys (and its function object''s keys, prefixed function.) that no column maps; NULL when there are none.';
 
 CREATE TABLE images (
     run_id      VARCHAR,
@@ -290,3 +329,20 @@ COMMENT ON COLUMN rejects.severity IS 'error (not loaded), repaired (loaded; the
 COMMENT ON COLUMN rejects.error IS 'What is wrong, in words.';
 COMMENT ON COLUMN rejects.excerpt IS 'The first 200 characters of the line.';
 COMMENT ON COLUMN rejects.ingest_id IS 'Ingest that found it.';
+
+-- Which questions each shard was given, as the writer records it before the agent starts.
+CREATE TABLE shard_inputs (
+    run_id  VARCHAR,
+    file_id VARCHAR,
+    region  VARCHAR,
+    qid     VARCHAR,
+    line_no BIGINT,
+    task    VARCHAR
+);
+COMMENT ON TABLE shard_inputs IS 'The questions each shard of a multi-region run was given: one row per line of <region>/input.jsonl (or input_steal_NN.jsonl), written by run_multi_model_eval.py build_shards / try_steal_work before the agent starts. Coverage compares them with the results to find questions assigned but never answered.';
+COMMENT ON COLUMN shard_inputs.run_id IS 'Run the shard belongs to (see runs).';
+COMMENT ON COLUMN shard_inputs.file_id IS 'The input file (see files).';
+COMMENT ON COLUMN shard_inputs.region IS 'Region directory of the shard (us-east-1, ...); NULL when the file is not in a region directory.';
+COMMENT ON COLUMN shard_inputs.qid IS 'Question id of the input row (qid, else query_id as deploy_agent.py resolve_qid reads it).';
+COMMENT ON COLUMN shard_inputs.line_no IS '1-based line of the input file.';
+COMMENT ON COLUMN shard_inputs.task IS 'task field of the input row.';

@@ -1,4 +1,4 @@
--- Archive lineage and run history (issue 5): what each _archive/<name> directory was, and
+-- Archive lineage and run history: what each _archive/<name> directory was, and
 -- the metadata files of every run (manifest, status, region_map, cmd, run.log).
 -- Lineage itself (which current run superseded an archive) is computed in sql/60_lineage.sql.
 
@@ -92,7 +92,9 @@ CREATE TABLE run_log_stats (
     n_written           BIGINT,
     n_questions_started BIGINT,
     backend_model_id    VARCHAR,
-    backend_region      VARCHAR
+    backend_region      VARCHAR,
+    -- a shard's work-stealing helpers write logs of their own (run_steal_NN.log)
+    steal_run           INTEGER
 );
 COMMENT ON TABLE run_log_stats IS 'Counts of the notable lines of each run.log (the agent driver''s stdout and stderr), one row per log file.';
 COMMENT ON COLUMN run_log_stats.run_id IS 'Run the log belongs to.';
@@ -111,3 +113,4 @@ COMMENT ON COLUMN run_log_stats.n_written IS 'Results written: "[qid=...] task i
 COMMENT ON COLUMN run_log_stats.n_questions_started IS 'Questions started: "Processing task i/N | question ..." lines.';
 COMMENT ON COLUMN run_log_stats.backend_model_id IS 'Backend model id from the "Using AWS Bedrock: <model id> @ <region>" line (the first one).';
 COMMENT ON COLUMN run_log_stats.backend_region IS 'Backend region from the same line.';
+COMMENT ON COLUMN run_log_stats.steal_run IS 'NN of a work-stealing helper''s log run_steal_NN.log (run_multi_model_eval.py try_steal_work); NULL for run.log. The authors'' aggregate() adds both kinds of log of a shard together (salvage, name_fix).';

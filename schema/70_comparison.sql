@@ -25,7 +25,13 @@ CREATE TABLE paired_comparisons (
     wins_b        BIGINT NOT NULL,
     ties          BIGINT NOT NULL,
     n_resamples   INTEGER NOT NULL,
-    seed          INTEGER NOT NULL
+    seed          INTEGER NOT NULL,
+    -- uncertainty beyond the paired bootstrap (docs/STATISTICS.md): the pair's moments
+    -- (correlation, spread of the differences, their standard error clustered by patient)
+    correlation       DOUBLE,
+    sd_diff           DOUBLE,
+    se_diff_clustered DOUBLE,
+    n_clusters        BIGINT
 );
 
 COMMENT ON TABLE paired_comparisons IS 'One row per pair of leaderboard runs and cell (overall, task group, task), computed on the questions both runs answered: kind model = two runs of one benchmark and mode (run_a < run_b), kind mode = the agentic (a) and one-shot (b) run of one benchmark and model. diff = mean(score_a - score_b); ci_low/ci_high = 95% Poisson-bootstrap percentile interval; p_value = exact two-sided sign test. Filled by etl/comparison.py at ingest; definitions in docs/STATISTICS.md.';
@@ -52,3 +58,7 @@ COMMENT ON COLUMN paired_comparisons.wins_b IS 'Shared questions where run b sco
 COMMENT ON COLUMN paired_comparisons.ties IS 'Shared questions where both scored the same (within 1e-12).';
 COMMENT ON COLUMN paired_comparisons.n_resamples IS 'Bootstrap resamples B behind the interval.';
 COMMENT ON COLUMN paired_comparisons.seed IS 'Seed of the deterministic hash that draws the resample weights.';
+COMMENT ON COLUMN paired_comparisons.correlation IS 'Pearson correlation of the paired per-question scores (score of a, score of b) over the shared questions of the cell; NULL when either run scores every one of them the same (or n_shared = 1). How much pairing gains: the variance of diff is the two variances minus twice their covariance.';
+COMMENT ON COLUMN paired_comparisons.sd_diff IS 'Sample standard deviation (n - 1) of the per-question differences d = score_a - score_b over the shared questions; 0 when every d is equal, NULL for n_shared = 1.';
+COMMENT ON COLUMN paired_comparisons.se_diff_clustered IS 'Standard error of diff clustered by patient (Miller 2024, no small-sample correction): sqrt(sum over clusters c of (sum over questions i of c of (d_i - diff))^2) / n_shared; a cluster is the question''s patient (results.subject_id of run a, else the qid itself). 0 when it is mathematically 0 (one cluster, or every d equal).';
+COMMENT ON COLUMN paired_comparisons.n_clusters IS 'Distinct patients (clusters) among the shared questions of the cell; 1 makes se_diff_clustered 0, a degenerate case, not certainty.';

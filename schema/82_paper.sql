@@ -88,10 +88,6 @@ COMMENT ON TABLE student_t_quantiles IS 'The 0.975 quantile of Student''s t dist
 COMMENT ON COLUMN student_t_quantiles.df IS 'Degrees of freedom (n - 1 of a cell with n samples).';
 COMMENT ON COLUMN student_t_quantiles.q975 IS 'The quantile t such that P(T <= t) = 0.975.';
 
-ALTER TABLE results ADD COLUMN label_source VARCHAR;
-COMMENT ON COLUMN results.label_source IS 'Where the gold came from: label, ground_truth (raw QA rows of eval_ehrbench_qa.py keep it there, no label), or NULL when the record has neither (then nothing can be scored: coverage.no_gold_questions).';
-
-
 CREATE TABLE hierarchical_metrics (
     file_id   VARCHAR,
     path      VARCHAR,
@@ -137,7 +133,3 @@ COMMENT ON COLUMN repaired_result_lines.raw_status IS 'status as written.';
 COMMENT ON COLUMN repaired_result_lines.completed IS 'completed as written.';
 COMMENT ON COLUMN repaired_result_lines.stop_reason IS 'stop_reason as written.';
 COMMENT ON COLUMN repaired_result_lines.repaired IS 'repair_info.repaired of the line.';
-
-COMMENT ON COLUMN summary_metrics.scoring IS 'Which summary: summary, summary_vocab, scores (the text scorer), multi_summary, ccs_scores (scores.json of helper/score_diagnoses_ccs_results.py: sample_num, task_num, score avg / max / best@k, info, by_task), tool_json (tool.json of helper/analyze_tool_call_averages.py) or repair_summary (results.repaired.summary.json of helper/repair_diagnoses_ccs_results.py).';
-COMMENT ON COLUMN summary_metrics.writer_rule IS 'Which rules wrote the file: for text-scorer summaries score_text_current (clinseekagent/scoring/score_text.py and evaluate_results.py from 96d40fe on) or evaluate_results_legacy (openresearcher_ehr/helper/evaluate_results.py as of 09dce89: gold = name and atc_name, no string answers, missing questions count 0); score_diagnoses_ccs for ccs_scores; for tool_json the script and its status filter, analyze_tool_call_averages:success_only (its default: only records with status success) or :all_statuses; NULL for other summaries.';
-COMMENT ON COLUMN summary_metrics.file_shape IS 'Shape of a text-scorer summary file: output_dir (summary.json {overall, per_task, per_task_type} beside per_question.jsonl), output (scores.json {per_task, per_task_type[, overall]}), flat (an older scores.json {task: {...}}), ccs_helper (scores.json of score_diagnoses_ccs_results.py); NULL for other summaries.';

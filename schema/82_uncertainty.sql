@@ -1,18 +1,8 @@
--- Uncertainty beyond the paired bootstrap (docs/STATISTICS.md): the paired comparisons'
--- moments (correlation, spread of the differences, their standard error clustered by
--- patient), filled by etl/comparison.py; and the history of the overall boards, one copy
--- per ingest, carried from the previously published file into each new one
--- (etl/board_history.py), which leaderboard_changes reads.
-
-ALTER TABLE paired_comparisons ADD COLUMN correlation DOUBLE;
-ALTER TABLE paired_comparisons ADD COLUMN sd_diff DOUBLE;
-ALTER TABLE paired_comparisons ADD COLUMN se_diff_clustered DOUBLE;
-ALTER TABLE paired_comparisons ADD COLUMN n_clusters BIGINT;
-
-COMMENT ON COLUMN paired_comparisons.correlation IS 'Pearson correlation of the paired per-question scores (score of a, score of b) over the shared questions of the cell; NULL when either run scores every one of them the same (or n_shared = 1). How much pairing gains: the variance of diff is the two variances minus twice their covariance.';
-COMMENT ON COLUMN paired_comparisons.sd_diff IS 'Sample standard deviation (n - 1) of the per-question differences d = score_a - score_b over the shared questions; 0 when every d is equal, NULL for n_shared = 1.';
-COMMENT ON COLUMN paired_comparisons.se_diff_clustered IS 'Standard error of diff clustered by patient (Miller 2024, no small-sample correction): sqrt(sum over clusters c of (sum over questions i of c of (d_i - diff))^2) / n_shared; a cluster is the question''s patient (results.subject_id of run a, else the qid itself). 0 when it is mathematically 0 (one cluster, or every d equal).';
-COMMENT ON COLUMN paired_comparisons.n_clusters IS 'Distinct patients (clusters) among the shared questions of the cell; 1 makes se_diff_clustered 0, a degenerate case, not certainty.';
+-- Uncertainty beyond the paired bootstrap (docs/STATISTICS.md): the history of the overall
+-- boards, one copy per ingest, carried from the previously published file into each new one
+-- (etl/board_history.py), which leaderboard_changes reads; and the cluster (patient) of every
+-- question, for the clustered standard errors (etl/clusters.py). The paired comparisons'
+-- moments are columns of paired_comparisons (70_comparison.sql).
 
 CREATE TABLE leaderboard_history (
     ingest_seq   INTEGER NOT NULL,

@@ -1,7 +1,8 @@
 """Static checks of every sql/*.sql file, whoever wrote it: sqlglot parses it and qualifies each
 view against the tables of every schema/*.sql file; applied to DuckDB, every view and every view
 column carries a COMMENT and exposes only flat scalar columns of stable types (no HUGEINT, no
-DECIMAL), so every BI tool can chart and describe them."""
+DECIMAL), so every BI tool can chart and describe them. schema/*.sql creates each table once,
+whole, in one file that also holds its COMMENTs: no ALTER TABLE."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import sqlglot
+from sqlglot import exp
 
 from etl.views import (
     SCHEMA_DIR,
@@ -59,7 +62,7 @@ def test_every_sql_file_parses_and_qualifies_against_the_schema() -> None:
 
 def test_sqlglot_schema_matches_duckdb_tables(warehouse: duckdb.DuckDBPyConnection) -> None:
     # The static check is only as good as its picture of the schema: it must see the same
-    # tables and columns DuckDB builds from schema/*.sql (ALTER TABLE files included).
+    # tables and columns DuckDB builds from schema/*.sql.
     from_duckdb: dict[str, set[str]] = {}
     for table, column in warehouse.execute(
         "SELECT table_name, column_name FROM duckdb_columns() "
@@ -224,3 +227,100 @@ def test_bi_type_rule() -> None:
         assert is_bi_type(good), good
     for bad in ("HUGEINT", "UHUGEINT", "DECIMAL(18,3)", "VARCHAR[]", "STRUCT(a INTEGER)"):
         assert not is_bi_type(bad), bad
+
+
+# The checkout's schema/, found here rather than through etl (the check below is its own oracle).
+CHECKOUT_SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+
+
+def _schema_layout_problems(schema_dir: Path) -> tuple[dict[str, str], list[str]]:
+    """(table -> the file that creates it, problems) for a schema directory, found by DuckDB:
+    its parser splits each file into statements, and each statement is run in a scratch
+    database (files in name order) so the catalog says which table a CREATE made. DuckDB
+    types COMMENT ON as an ALTER statement too: sqlglot tells the two apart."""
+    con = duckdb.connect()
+    homes: dict[str, str] = {}
+    problems: list[str] = []
+
+    def table_oids() -> dict[str, int]:
+        return dict(con.execute("SELECT table_name, table_oid FROM duckdb_tables()").fetchall())
+
+    for path in sorted(schema_dir.glob("*.sql"), key=lambda p: p.name):
+        for statement in duckdb.extract_statements(path.read_text(encoding="utf-8")):
+            text = statement.query.strip()
+            shown = " ".join(line for line in text.splitlines()
+                             if not line.lstrip().startswith("--"))[:100]
+            comment_target = None
+            if statement.type == duckdb.StatementType.ALTER:
+                parsed = sqlglot.parse_one(text, read="duckdb")
+                if isinstance(parsed, exp.Comment):
+                    target = parsed.this
+                    comment_target = target.table if isinstance(target, exp.Column) else target.name
+                else:
+                    problems.append(f"{path.name}: ALTER statement: {shown}")
+            elif statement.type != duckdb.StatementType.CREATE:
+                problems.append(f"{path.name}: neither CREATE TABLE nor COMMENT ON: {shown}")
+            before = table_oids()
+            try:
+                con.execute(statement.query)
+            except duckdb.Error as error:
+                problems.append(f"{path.name}: {error}")
+                continue
+            if statement.type == duckdb.StatementType.CREATE:
+                after = table_oids()
+                made = sorted(name for name, oid in after.items() if before.get(name) != oid)
+                if not made:
+                    problems.append(f"{path.name}: creates no table: {shown}")
+                for name in made:
+                    if name in homes:
+                        problems.append(f"{path.name}: creates {name} again ({homes[name]})")
+                    else:
+                        homes[name] = path.name
+            if comment_target is not None and homes.get(comment_target) != path.name:
+                problems.append(f"{path.name}: COMMENT ON {comment_target} away from its "
+                                f"CREATE TABLE ({homes.get(comment_target)})")
+    missing = sorted(set(table_oids()) - set(homes))
+    if missing:
+        problems.append(f"tables no CREATE statement was seen making: {missing}")
+    con.close()
+    return homes, problems
+
+
+def test_each_schema_table_is_created_once_whole_and_never_altered() -> None:
+    homes, problems = _schema_layout_problems(CHECKOUT_SCHEMA_DIR)
+    assert problems == []
+    # the check saw the tables (a table of each family)
+    assert {"results", "question_scores", "scorers", "run_log_stats", "paired_comparisons",
+            "line_scores", "leaderboard_history"} <= set(homes)
+    assert homes["results"] == homes["files"] == "00_core.sql"
+
+
+def test_the_schema_layout_check_sees_an_alter_a_second_create_and_a_stray_comment(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "00_a.sql").write_text(
+        "-- the ALTER TABLE of a comment is no statement\n"
+        "CREATE TABLE t (a INTEGER);\nCOMMENT ON TABLE t IS 'table t';\n"
+        "COMMENT ON COLUMN t.a IS 'column a; ALTER TABLE t ADD COLUMN c INTEGER';\n",
+        encoding="utf-8")
+    (tmp_path / "10_b.sql").write_text(
+        "ALTER TABLE t ADD COLUMN b VARCHAR USING COMPRESSION zstd;\n"
+        "COMMENT ON COLUMN t.b IS 'column b';\n"
+        "CREATE OR REPLACE TABLE t (a INTEGER);\n"
+        "CREATE TABLE u (x INTEGER);\n",
+        encoding="utf-8")
+    homes, problems = _schema_layout_problems(tmp_path)
+    assert homes == {"t": "00_a.sql", "u": "10_b.sql"}
+    assert len(problems) == 3, problems
+    assert problems[0].startswith("10_b.sql: ALTER statement: ALTER TABLE t ADD COLUMN b")
+    assert problems[1].startswith("10_b.sql: COMMENT ON t away from its CREATE TABLE (00_a.sql)")
+    assert problems[2].startswith("10_b.sql: creates t again (00_a.sql)")
+
+
+def test_the_static_check_refuses_an_alter_in_the_schema(tmp_path: Path) -> None:
+    for path in sorted(CHECKOUT_SCHEMA_DIR.glob("*.sql")):
+        shutil.copy(path, tmp_path / path.name)
+    (tmp_path / "99_alter.sql").write_text("ALTER TABLE runs ADD COLUMN late INTEGER;\n",
+                                          encoding="utf-8")
+    with pytest.raises(ViewError, match="99_alter.sql: ALTER TABLE runs"):
+        schema_from_ddl(tmp_path)

@@ -113,7 +113,7 @@ def is_flat_scores(document: Any) -> bool:
 
 
 def text_shape(scoring: str, document: Any, path: str) -> tuple[str | None, str | None]:
-    """(file_shape, writer_rule) of a text-scorer summary (see schema/16_authors_rules.sql):
+    """(file_shape, writer_rule) of a text-scorer summary (see schema/10_scores.sql):
     flat files were written by the legacy evaluate_results.py, the others by score_text.py
     (summary.json of --output-dir, any other name is an --output file)."""
     if scoring == CCS_SCORING:

@@ -88,8 +88,9 @@ INSERT INTO redactions VALUES
     ('results', 'subject_id_text', 'redact_text_id(''subject'', s.subject_id_text)'),
     ('results', 'hadm_id', 'redact_id(''hadm'', s.hadm_id)'),
     ('results', 'stay_id', 'redact_id(''stay'', s.stay_id)'),
-    -- leftover fields (schema/30_writer_fields.sql) hold record text too (candidates,
-    -- bedrock_content_blocks, judge_reason, ...): only the names of the keys remain
+    -- leftover fields (the extra columns of schema/00_core.sql and schema/10_scores.sql)
+    -- hold record text too (candidates, bedrock_content_blocks, judge_reason, ...): only the
+    -- names of the keys remain
     ('results', 'extra', 'redact_keys(s.extra)'),
     ('messages', 'extra', 'redact_keys(s.extra)'),
     ('tool_calls', 'extra', 'redact_keys(s.extra)'),
