@@ -20,7 +20,7 @@ from etl.pipeline.ingest import IngestOptions, run_ingest
 from etl.views import apply_schema, apply_views
 from tests.conftest import run_etl
 from tests.serving import get, running_server
-from tests.test_incremental import record, write_jsonl
+from tests.test_load import record, write_jsonl
 from tests.test_report import _rows as query
 from tests.test_uncertainty import load, single_runs
 

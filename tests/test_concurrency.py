@@ -31,7 +31,7 @@ import duckdb
 import orjson
 import pytest
 
-from tests.test_incremental import snapshot
+from tests.test_load import snapshot
 
 pytestmark = pytest.mark.slow  # ~30 s: every test runs the real command several times
 

@@ -21,7 +21,7 @@ import pytest
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
 from tests.conftest import run_etl
-from tests.test_incremental import _stable
+from tests.test_load import _stable
 
 AGENTIC = "ehr_bench/agentic/full1800/claude_opus_4_6"
 ONESHOT = "ehr_bench/oneshot/full1800/claude_opus_4_6"
@@ -202,7 +202,7 @@ BOOTSTRAP_COLUMNS = ("ci_low", "ci_high")
 
 def _everything(db: Path, qid_map: Callable[[str], str] | None = None,
                 skip_drawn: bool = False) -> dict[str, Any]:
-    """Row counts of every table, and every view in full (floats as in test_incremental),
+    """Row counts of every table, and every view in full (floats as in test_load),
     with qid_map applied to every qid column."""
     con = _connect(db)
     try:

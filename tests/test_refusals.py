@@ -39,7 +39,7 @@ from etl.pipeline.cache import cache_root_for, read_index
 from etl.pipeline.errors import IngestError
 from etl.pipeline.ingest import IngestOptions, run_ingest
 from tests.conftest import run_etl
-from tests.test_incremental import assert_same_warehouse
+from tests.test_load import assert_same_warehouse
 
 RUN = "ehr_bench/agentic/full1800/claude_opus_4_6"
 INTERRUPTED_MESSAGE = "interrupted; the previous database is unchanged"  # the promised words

@@ -17,11 +17,11 @@ import orjson
 
 from etl.pipeline.ingest import IngestOptions
 from etl.pipeline.watch import WatchOptions, watch
-from tests import test_append
-from tests.test_incremental import ONESHOT, assert_same_warehouse, record
-from tests.test_incremental import ingest as full_ingest
+from tests import test_stage
+from tests.test_load import ONESHOT, assert_same_warehouse, record
+from tests.test_load import ingest as full_ingest
 
-tree = test_append.tree  # the same fixture: a built tree whose truncated line is old
+tree = test_stage.tree  # the same fixture: a built tree whose truncated line is old
 
 
 LIVE = f"{ONESHOT}/results.jsonl"

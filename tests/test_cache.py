@@ -1,4 +1,6 @@
-"""The parse cache is keyed by every input of a staged row, so an incremental ingest always
+"""The cache stage (etl/pipeline/cache.py).
+
+The parse cache is keyed by every input of a staged row, so an incremental ingest always
 equals a full rebuild, also after a change to the code or data files that decide the rows
 (discover, the archive name rules and etl/archive_overrides.json, model aliases, the DDL).
 
@@ -18,7 +20,7 @@ import orjson
 import pytest
 
 import etl
-from tests.test_incremental import assert_same_warehouse
+from tests.test_load import assert_same_warehouse
 
 PACKAGE_DIR = Path(etl.__file__).resolve().parent
 CHECKOUT_DIR = PACKAGE_DIR.parent  # the tests run from a checkout: schema/ and sql/ beside

@@ -1,7 +1,9 @@
-"""Any sequence of appends, rewrites, truncations, deletions, new files and touches, each
+"""The load stage, property-based.
+
+Any sequence of appends, rewrites, truncations, deletions, new files and touches, each
 followed by an ingest that updates the published database in place of rebuilding it, ends
 in the database a full rebuild (`--full`) of the final tree gives, table by table and view
-by view (tests/test_incremental.py's snapshot: every column but the ingest bookkeeping).
+by view (tests/test_load.py's snapshot: every column but the ingest bookkeeping).
 
 The oracle is the cold build: the same tree, a fresh database, no parse cache. Hypothesis
 draws the mutations from a menu of the files a live evaluation changes: the preferred copy
@@ -20,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
-from tests.test_incremental import (
+from tests.test_load import (
     AGENTIC,
     ARCHIVE,
     MM_RAW,

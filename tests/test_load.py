@@ -1,4 +1,6 @@
-"""Incremental re-ingest (DESIGN.md promise 5): an unchanged file is not parsed again (size,
+"""The load stage (etl/pipeline/load.py plan_load): what an ingest loads anew.
+
+Incremental re-ingest (DESIGN.md promise 5): an unchanged file is not parsed again (size,
 mtime and a content hash decide), a changed or new file is, a deleted file's rows
 disappear, and the result equals a full rebuild, table by table and view by view.
 

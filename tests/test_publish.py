@@ -1,4 +1,6 @@
-"""A crash at any stage of an incremental ingest (the published database copied, its rows
+"""The publish stage (etl/pipeline/publish.py).
+
+A crash at any stage of an incremental ingest (the published database copied, its rows
 replaced, the derived rows recomputed, the new file renamed into place) leaves a database
 that opens whole: the previous one, or after the rename the new one; and the next ingest
 builds exactly what a clean ingest of the tree builds.
@@ -19,7 +21,7 @@ import orjson
 import pytest
 
 from etl.pipeline.interrupts import CRASH_AT_ENV
-from tests.test_incremental import snapshot
+from tests.test_load import snapshot
 
 pytestmark = pytest.mark.slow
 

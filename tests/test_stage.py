@@ -1,4 +1,6 @@
-"""Append-only growth (etl/pipeline/segments.py): a results file that only grew is parsed
+"""The stage step (etl/pipeline/stage.py, segments.py): what is parsed again.
+
+Append-only growth (etl/pipeline/segments.py): a results file that only grew is parsed
 from its last complete line on, into an extra cache segment, and the database equals a full rebuild
 (table by table, view by view); its unterminated last line is "in progress" (neither loaded
 nor rejected) until it is complete or the file has been quiet for the quiet period; a file
@@ -28,7 +30,7 @@ from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.plan import FilePlan
 from etl.pipeline.segments import stage_segments
 from etl.pipeline.stage import parse_view
-from tests.test_incremental import (
+from tests.test_load import (
     AGENTIC,
     ONESHOT,
     assert_same_warehouse,
