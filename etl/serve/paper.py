@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from etl.serve.app import HOME, NotFound, Page, Table, url
 from etl.serve.live import ServeWarehouse
+from etl.serve.pages import HOME, NotFound, Page, Table, url
 
 COLUMNS = ["display_name", "level", "name", "agentic_n", "agentic_score", "agentic_ci_low",
            "agentic_ci_high", "oneshot_n", "oneshot_score", "oneshot_ci_low",
