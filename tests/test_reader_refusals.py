@@ -1,9 +1,9 @@
 """What the commands that read a warehouse refuse, and how they say it:
 
 - --db naming a DuckDB file this tool did not build (a foreign database, even one with a
-  table called `leaderboard`): every reader exits 1 naming the file and how to build a
-  warehouse, instead of DuckDB's "Table ... does not exist! Did you mean ..." about a table
-  of that file; the notebook API raises the same message;
+  table called `leaderboard`): every reader exits 2 (a usage error) naming the file and how
+  to build a warehouse, instead of DuckDB's "Table ... does not exist! Did you mean ..."
+  about a table of that file; the notebook API raises the same message;
 - `etl serve` on a port another program listens on: exit 1 naming the port and the way out,
   and no URL printed (a URL would lead to the other program); `--port 0` takes a free port
   and the URL printed is the one served."""
@@ -32,6 +32,8 @@ READERS = [
     ["lineage"],
     ["report", "--out", "report.html"],
     ["serve", "--port", "0"],
+    ["query", "SELECT 1"],
+    ["export", "--parquet", "out"],
 ]
 
 
@@ -60,7 +62,7 @@ def test_a_reader_on_a_foreign_duckdb_file_says_it_is_not_a_warehouse(
     assert "http://" not in proc.stderr  # serve refuses before it prints a URL
     assert proc.stdout == ""
     assert foreign_db.read_bytes() == before
-    assert list(tmp_path.iterdir()) == []  # no report written
+    assert list(tmp_path.iterdir()) == []  # no report or export written
 
 
 def test_the_api_on_a_foreign_duckdb_file_says_it_is_not_a_warehouse(foreign_db: Path) -> None:
