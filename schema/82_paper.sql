@@ -32,7 +32,7 @@ COMMENT ON COLUMN line_scores.line_no IS '1-based line of the file.';
 COMMENT ON COLUMN line_scores.rec_no IS '1-based record number within the file (file order: the later line has the larger number).';
 COMMENT ON COLUMN line_scores.kind IS 'Kind of the file: results_top (a run''s results.jsonl), scored or rescored.';
 COMMENT ON COLUMN line_scores.qid IS 'qid of the record as written (NULL when it has none: the authors'' scripts still count the line).';
-COMMENT ON COLUMN line_scores.run_index IS 'run_index of the record as written (NULL when absent).';
+COMMENT ON COLUMN line_scores.run_index IS 'run_index of the record as written (NULL when absent, or not an integer an INTEGER holds: that record is then rejected for its run_index).';
 COMMENT ON COLUMN line_scores.task IS 'task of the record as written.';
 COMMENT ON COLUMN line_scores.task_type IS 'task_type of the record as written (risk_prediction / decision_making).';
 COMMENT ON COLUMN line_scores.scorer IS 'Rule of the row: paper_text, paper_agentehr, ccs_helper (results lines) or paper_mm (scored / rescored lines: the authors'' own numbers, f1 / precision / recall with a missing value read as 0).';

@@ -24,7 +24,7 @@ from etl.scoring.registry import (
     result_scorers,
     scorers_of_kind,
 )
-from etl.values import json_text, to_bool, to_int, to_text
+from etl.values import RUN_INDEX_MAX, json_text, to_bool, to_int, to_text
 
 
 def _failure(scorer: Scorer, exc: Exception) -> str:
@@ -55,13 +55,24 @@ def result_score_rows(result: ResultInput, key: dict[str, Any], task: str | None
     return rows
 
 
+def _line_run_index(record: dict[str, Any]) -> int | None:
+    """run_index as the line wrote it, kept when the INTEGER column can hold it (0 and
+    negatives too: the line rules count every line). One beyond that range is NULL here
+    without a reject of its own: the same value makes the record an error reject
+    (etl/values.py run_index_value), which names it."""
+    number = to_int(record.get("run_index"))
+    if number is None or not -RUN_INDEX_MAX - 1 <= number <= RUN_INDEX_MAX:
+        return None
+    return number
+
+
 def line_score_rows(record: dict[str, Any], line_no: int, rec_no: int
                     ) -> tuple[list[dict[str, Any]], list[str]]:
     """(line_scores rows, problems) of one line of a run's results.jsonl: every line rule,
     whatever becomes of the record itself (the scripts those rules port count every line, a
     superseded attempt or a record without a qid too)."""
     base = {"line_no": line_no, "rec_no": rec_no, "kind": LINE_SCORED_KIND,
-            "qid": to_text(record.get("qid")), "run_index": to_int(record.get("run_index")),
+            "qid": to_text(record.get("qid")), "run_index": _line_run_index(record),
             "task": to_text(record.get("task")), "task_type": to_text(record.get("task_type")),
             "raw_status": to_text(record.get("status")),
             "completed": to_bool(record.get("completed")),
