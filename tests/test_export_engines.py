@@ -227,15 +227,22 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     session.stop()
 
 
+def _register_tables(spark, exported: dict) -> None:
+    """Every exported table in Spark's current database, the way docs/EXPORT.md says: its
+    DDL file, then its partition sync."""
+    out = exported["out"]
+    for entry in exported["manifest"]["tables"].values():
+        spark.sql((out / entry["ddl"]["spark"]).read_text())
+        if entry["partition_sync"]:
+            spark.sql(entry["partition_sync"]["spark"])
+
+
 @pytest.fixture(scope="module")
 def spark_catalog(spark, exported: dict) -> dict[str, Any]:
     """The export registered in Spark the way docs/EXPORT.md says: each table's DDL file,
     its partition sync, then each view's file in view_order, every file as written."""
     out, manifest = exported["out"], exported["manifest"]
-    for entry in manifest["tables"].values():
-        spark.sql((out / entry["ddl"]["spark"]).read_text())
-        if entry["partition_sync"]:
-            spark.sql(entry["partition_sync"]["spark"])
+    _register_tables(spark, exported)
     failed = {}
     for view in manifest["view_order"]:
         try:
@@ -292,23 +299,20 @@ CREATE_VIEW = re.compile(r"^CREATE OR REPLACE VIEW (\S+) AS\b", re.MULTILINE)
 
 
 @pytest.fixture(scope="module")
-def views_as_tables(spark, spark_catalog, exported: dict, demo_db: Path,
+def views_as_tables(spark, exported: dict, demo_db: Path,
                     tmp_path_factory: pytest.TempPathFactory) -> str:
     """A Spark database in which every exported table is registered from its DDL file and
     every view is a table holding DuckDB's rows of that view (exported the way tables are):
     each view's query can then run over its inputs as DuckDB computed them, one view deep."""
     from etl.export import export_table, table_ddl
 
-    out, manifest = exported["out"], exported["manifest"]
+    manifest = exported["manifest"]
     base = tmp_path_factory.mktemp("views-as-tables")
     con = duckdb.connect(str(demo_db), read_only=True)
     spark.sql("CREATE DATABASE views_as_tables")
     spark.sql("USE views_as_tables")
     try:
-        for entry in manifest["tables"].values():
-            spark.sql((out / entry["ddl"]["spark"]).read_text())
-            if entry["partition_sync"]:
-                spark.sql(entry["partition_sync"]["spark"])
+        _register_tables(spark, exported)
         for view in manifest["view_order"]:
             entry = export_table(con, view, base / view, runs_available=False)
             spark.sql(table_ddl(view, entry, None, (base / view).as_uri(), "spark"))

@@ -61,6 +61,11 @@ def _unknown_type() -> st.SearchStrategy[str]:
                      st.text(min_size=1, max_size=10)).filter(lambda t: t not in KNOWN_TYPES)
 
 
+# Inside the trajectory an integer beyond 64 bits is read as orjson's nearest float (the reader
+# looks for such integers only in a record's own fields, for speed: see docs/ARCHITECTURE.md),
+# so values that land in messages draw integers that 64 bits hold.
+INT64 = st.integers(min_value=-(2**63), max_value=2**64 - 1)
+
 BLOCKS = st.one_of(
     TEXT,
     st.fixed_dictionaries({"type": st.just("text"), "text": TEXT}),
@@ -73,10 +78,7 @@ BLOCKS = st.one_of(
     st.fixed_dictionaries({"type": _unknown_type(), "source": st.dictionaries(TEXT, TEXT)}),
     st.fixed_dictionaries({"type": st.just("image"), "source": st.fixed_dictionaries(
         {"type": st.just("base64"), "media_type": st.just("image/png"), "data": TEXT})}),
-    # Inside the trajectory an integer beyond 64 bits is read as orjson's nearest float (the
-    # reader looks for such integers only in a record's own fields, for speed: see
-    # docs/ARCHITECTURE.md), so the blocks draw integers that 64 bits hold.
-    st.integers(min_value=-(2**63), max_value=2**64 - 1),
+    INT64,
 )
 
 
@@ -119,8 +121,6 @@ def test_every_block_that_carries_text_lands_in_content(blocks: list) -> None:
         assert entry["block"] == json.loads(json.dumps(blocks[entry["block_idx"]]))
 
 
-# Integers 64 bits hold: the value is the trajectory (see BLOCKS).
-INT64 = st.integers(min_value=-(2**63), max_value=2**64 - 1)
 NOT_A_LIST = st.one_of(TEXT, INT64, st.booleans(),
                        st.floats(allow_nan=False, allow_infinity=False),
                        st.dictionaries(TEXT, st.one_of(TEXT, INT64), max_size=3))

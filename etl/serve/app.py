@@ -1016,7 +1016,6 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
                             media_type="text/plain")
         return Response(raw, media_type=rows[0]["media_type"])
 
-
     async def server_error(request: Request, exc: Exception) -> Response:
         # The outermost handler answers here: the Guard adds the security headers.
         return Response("internal error; the server's log says more\n", status_code=500,
