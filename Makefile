@@ -61,7 +61,7 @@ ingest: $(RUN_STAMP)
 endif
 	$(BIN)/etl ingest $(ROOT) --db $(DB)
 
-# PYTEST_ARGS narrows the run (e.g. PYTEST_ARGS="tests/test_docs.py -x").
+# PYTEST_ARGS narrows the run (e.g. PYTEST_ARGS="tests/project/test_docs.py -x").
 PYTEST_ARGS ?=
 test: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests

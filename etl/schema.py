@@ -99,7 +99,7 @@ def fingerprint(paths: list[Path]) -> str:
 # staging itself (a worker imports only these), and discover and the copy rule, which decide
 # the run fields and the preferred copies every staged row is written with. The cache index,
 # the load, the lock and the Ctrl-C rules decide no row and are not here (a change to them
-# parses nothing again). tests/test_cache.py checks that every etl module the staging
+# parses nothing again). tests/pipeline/test_cache.py checks that every etl module the staging
 # path imports is listed here.
 ROW_MODULES = ("__init__.py", "archive.py", "benchmarks.py", "models.py", "normalize.py",
                "read.py", "schema.py", "values.py",

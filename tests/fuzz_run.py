@@ -1,9 +1,9 @@
-"""`make fuzz`: run the ingest fuzzer (tests/test_fuzz_ingest.py, profile `fuzz`) again and
+"""`make fuzz`: run the ingest fuzzer (tests/fuzz/test_fuzz_ingest.py, profile `fuzz`) again and
 again with fresh random seeds for a wall-time budget, and stop at the first failure.
 
 Hypothesis keeps every failing example in .hypothesis/fuzz (replayed first on the next run)
 and the test writes the minimal failing tree to .fuzz-failures/<hash>.json. To keep it as a
-regression test, copy that file into tests/fuzz_regressions/: tests/test_fuzz_regressions.py
+regression test, copy that file into tests/fuzz_regressions/: tests/fuzz/test_fuzz_regressions.py
 replays every file there on every `make test`.
 
     python -m tests.fuzz_run --minutes 20
@@ -37,7 +37,7 @@ def main() -> int:
     while time.monotonic() < deadline:
         rounds += 1
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p",
-                               "no:cacheprovider", "tests/test_fuzz_ingest.py", "-k",
+                               "no:cacheprovider", "tests/fuzz/test_fuzz_ingest.py", "-k",
                                "generated_tree"], cwd=PROJECT, env=env)
         if proc.returncode != 0:
             rc = 1

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the ingest fuzzer (tests/test_fuzz_ingest.py, issue 12).
+"""Hypothesis strategies for the ingest fuzzer (tests/fuzz/test_fuzz_ingest.py, issue 12).
 
 Records are generated as raw JSON text lines, rendered here byte by byte (so a line can hold
 what no JSON library writes: lone surrogate escapes, bare NaN, 1e400, invalid UTF-8,

@@ -1,5 +1,5 @@
 """Command line: a thin click layer over the etl library, and the only package that imports
-click (tests/test_cli_layering.py checks it). One module per command or family:
+click (tests/cli/test_cli_layering.py checks it). One module per command or family:
 
     ingest.py       etl ingest, etl check
     synth.py        etl synth

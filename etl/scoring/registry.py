@@ -16,7 +16,7 @@ registers, see etl/scoring/base.py) and the board rules the views read from the 
 
 A new scorer is one module (its rules, taking and returning the types of base.py) plus one
 entry below. The dispatchers (etl/scoring/rows.py) and the views read this list;
-tests/test_scorer_registry.py fails when a scorer name in sql/ is not registered, when a
+tests/scoring/test_scorer_registry.py fails when a scorer name in sql/ is not registered, when a
 scorer with rows in the warehouse is not registered and described or a registered one makes
 no rows, and when an entry added to a copy of the package does not reach the boards.
 """

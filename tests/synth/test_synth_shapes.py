@@ -1,0 +1,146 @@
+"""`etl synth --shape`: the trajectory shapes the bench measures the ingest on.
+
+The default shape must leave every seed's tree as it was, byte for byte: the bench's
+figures are compared across versions on these trees, and tests elsewhere plant their
+expectations in them. The golden digests below were computed with the generator as it was
+before shapes existed (commit d4c3350); a deliberate change of the generator changes them,
+and then the bench trees change too (say so in the change)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import statistics
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from etl.cli import cli
+from etl.synth import generate, spec
+from etl.synth.content import Filler, Images, mm_questions, text_questions
+from etl.synth.plan import Sizes
+from etl.synth.records import Plan, RecordMaker
+from tests.synth.test_synth import tree_digest
+
+# tree_digest of `generate(.../demo7, seed=7, damage=True)` (demo scale) by the generator
+# without shapes: first at d4c3350, then (a deliberate change: the demo tree gained the
+# authors' helper outputs, raw QA rows and a scored-only run) at 20962be, which has no
+# shapes either; the merged generator gives the same digest with and without --shape default
+DEMO_SEED7_DIGEST = "4e3486d0187f0d81451de611493870f2dabf779ab963c6774d3778f1ec6cf122"
+# bench_records_digest below with the generator before shapes existed
+BENCH_RECORDS_DIGEST = "cc34c2abefde9a5a1acfdd2e247ad15b66c2f75569a2e46d342387ac4110dc4b"
+# The payload means of a 2.5 GB bench tree (etl/synth/layout.py make_ctx), heavy-tailed.
+BENCH_SIZES = Sizes(agentic=55882, oneshot=6666, mm_agentic=14166, mm_oneshot=6250,
+                    heavy_tail=True)
+
+
+def bench_records_digest(maker: RecordMaker) -> str:
+    """SHA-256 of records at bench payload sizes: every text model's agentic records in
+    four variants and a one-shot record, and every multimodal model's agentic record.
+    (The demo tree never draws bench-sized payloads; this covers that path.)"""
+    qs = text_questions(11, 2, ("labevents", "ICU_Mortality_1day"), "ehr_bench")
+    mqs = mm_questions(11, (1, 1, 1, 1, 1, 1))
+    draw = random.Random("payload")
+    digest = hashlib.sha256()
+    for model in spec.TEXT_MODELS:
+        for q in qs:
+            for variant in ("list", "dict_args", "synthetic", "text_answer"):
+                plan = Plan("exact", variant, BENCH_SIZES.draw(draw, BENCH_SIZES.agentic))
+                rec = maker.agentic(q, model, plan, random.Random(f"{model}/{q.qid}/{variant}"),
+                                    run_index=1, runs_per_question=1, q_index=1,
+                                    old_style=model in spec.OLD_STYLE_AGENT_EHR, with_names=True)
+                digest.update(orjson.dumps(rec))
+            plan = Plan("partial", "list", BENCH_SIZES.draw(draw, BENCH_SIZES.oneshot))
+            digest.update(orjson.dumps(maker.oneshot(q, model, plan, random.Random(model),
+                                                     region="us-east-1")))
+    for model in spec.MM_MODELS:
+        for q in mqs:
+            plan = Plan("exact", "list", BENCH_SIZES.draw(draw, BENCH_SIZES.mm_agentic))
+            rec = maker.agentic(q, model, plan, random.Random(f"{model}/{q.qid}"), run_index=1,
+                                runs_per_question=1, q_index=1, multimodal=True)
+            digest.update(orjson.dumps(rec))
+    return digest.hexdigest()
+
+
+def test_default_shape_gives_every_seed_the_tree_it_always_gave(tmp_path: Path) -> None:
+    # the tree's name is in its truth file (the external directory's name)
+    generate(tmp_path / "a" / "demo7", seed=7, damage=True)
+    assert tree_digest(tmp_path / "a" / "demo7") == DEMO_SEED7_DIGEST
+    generate(tmp_path / "b" / "demo7", seed=7, damage=True, shape="default")
+    assert tree_digest(tmp_path / "b" / "demo7") == DEMO_SEED7_DIGEST
+    default = spec.TRAJECTORY_SHAPES["default"]
+    assert bench_records_digest(RecordMaker(Filler(11), Images(11, 700))) == BENCH_RECORDS_DIGEST
+    assert (bench_records_digest(RecordMaker(Filler(11), Images(11, 700), default))
+            == BENCH_RECORDS_DIGEST)
+
+
+def _steps(rec: dict) -> tuple[int, list[int]]:
+    """(tool calls before the answer, lengths of the tool results answering them), read
+    from the record: every tool message but the last one (the finish echo)."""
+    tool_texts = [m["content"] for m in rec["messages"] if m["role"] == "tool"]
+    return len(tool_texts) - 1, [len(t) for t in tool_texts[:-1]]
+
+
+def _records(shape: str, n: int = 200) -> list[tuple[int, dict]]:
+    """(payload, record) for n agentic records of one shape at bench payload sizes."""
+    maker = RecordMaker(Filler(5), Images(5, 64), spec.TRAJECTORY_SHAPES[shape])
+    q = text_questions(5, 1, ("labevents",), "ehr_bench")[0]
+    draw = random.Random(f"sizes/{shape}")
+    out = []
+    for i in range(n):
+        payload = BENCH_SIZES.draw(draw, BENCH_SIZES.agentic)
+        rec = maker.agentic(q, "glm_4_7", Plan("exact", "list", payload), random.Random(i),
+                            run_index=1, runs_per_question=1, q_index=1)
+        out.append((payload, rec))
+    return out
+
+
+def test_long_tools_makes_few_long_tool_results() -> None:
+    default, long_tools = _records("default"), _records("long-tools")
+    for payload, rec in long_tools:
+        steps, lengths = _steps(rec)
+        assert steps == 2
+        # the results share the payload (one of them may be a short planted pool failure)
+        assert max(lengths) == min(payload // 2, 1_000_000)
+    # most of the text is in results over 100k characters; the default shape has none
+    def long_share(records: list[tuple[int, dict]]) -> float:
+        lengths = [n for _, rec in records for n in _steps(rec)[1]]
+        return sum(n for n in lengths if n > 100_000) / sum(lengths)
+
+    assert long_share(long_tools) > 0.25 and long_share(default) == 0
+    assert (statistics.mean(len(r["messages"]) for _, r in long_tools)
+            < statistics.mean(len(r["messages"]) for _, r in default))
+
+
+def test_many_short_makes_many_short_messages() -> None:
+    default, many = _records("default"), _records("many-short")
+    for payload, rec in many:
+        steps, lengths = _steps(rec)
+        # a tool call per 400 characters of payload, 1 to 4 more, at most 500
+        assert min(500, payload // 400 + 1) <= steps <= min(500, payload // 400 + 4)
+        if steps < 500:
+            assert statistics.median(lengths) <= 400
+    assert (statistics.median(_steps(r)[0] for _, r in many)
+            > 10 * statistics.median(_steps(r)[0] for _, r in default))
+
+
+@pytest.mark.parametrize("shape", ["long-tools", "many-short"])
+def test_cli_writes_a_shaped_tree(tmp_path: Path, shape: str) -> None:
+    runner = CliRunner()
+    for name, args in (("d", []), ("s", ["--shape", shape])):
+        result = runner.invoke(cli, ["synth", str(tmp_path / name), "--seed", "3", *args])
+        assert result.exit_code == 0, result.output
+    assert tree_digest(tmp_path / "d") != tree_digest(tmp_path / "s")
+    path = "ehr_bench/agentic/full1800/glm_4_7/results.jsonl"
+    messages = {}
+    for name in ("d", "s"):
+        lines = (tmp_path / name / path).read_bytes().splitlines()
+        messages[name] = sum(len(orjson.loads(x).get("messages") or []) for x in lines)
+    if shape == "many-short":
+        assert messages["s"] > messages["d"]
+    else:
+        assert messages["s"] <= messages["d"]
+    result = runner.invoke(cli, ["synth", str(tmp_path / "x"), "--shape", "nope"])
+    assert result.exit_code == 2 and "nope" in result.output
