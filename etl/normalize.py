@@ -15,8 +15,8 @@ Decisions documented here (the formats leave them open):
   ``ehr.`` / ``browser.`` / ``image.``; bare ``search`` / ``open`` / ``find`` are browser
   tools; any other bare name is an EHR tool (``finish`` -> ``ehr.finish``), which is how the
   harness routes them (openresearcher_ehr/deploy_agent_mm.py normalize_tool_call_name_mm).
-- tool errors: the answering tool message starts with one of the texts the harness and its
-  MCP client write on failure (TOOL_ERROR_PREFIXES below).
+- tool errors: the answering tool message is one of the texts the harness, its MCP client
+  and the tool servers write on failure (etl/failures/texts.py, the failure labels' texts).
 - prediction: the ``response`` of the last call whose normalized name ends in ``finish``;
   NULL when there is none, its arguments do not parse to an object, or it has no (or a
   null) ``response``. A later malformed finish call hides an earlier good one. This is the
@@ -38,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from etl.failures.texts import is_failure_text
 from etl.scoring.base import ResultInput
 from etl.scoring.normalized import gold_items, prediction_items
 from etl.scoring.rows import result_score_rows
@@ -55,32 +56,6 @@ from etl.values import (
 
 Converter = Callable[[Any], Any]
 
-# What the harness writes into a tool message when a call fails (UCSC-VLAA/ClinSeekAgent),
-# every place it writes one; str.startswith takes the tuple. An error text the writer
-# truncates (truncate_tool_result) keeps its start, so a prefix still matches.
-TOOL_ERROR_PREFIXES: tuple[str, ...] = (
-    # executor: deploy_agent.py run_one_native / deploy_agent_mm.py run_one_native_mm /
-    # run_text.py / run_multimodal.py, `except Exception` around a call (bad JSON
-    # arguments, a raising pool, Failed to initialize ... MCP session)
-    "Error executing ",
-    # executor, a tool family switched off: "Error: EHR tools not available. ...",
-    # "Error: Image tools not available. ..."; EHR server texts that start with Error:
-    "Error:",
-    # executor: a name in no namespace (deploy_agent*.py, run_*.py)
-    "Unknown tool namespace:",
-    # BrowserPool.call_tool: a browser tool other than search/open/find
-    "Unknown browser tool:",
-    # ehr_pool.py / image_pool.py / ehr_tool_pool.py / image_tool_pool.py _call_mcp_tool:
-    # `except Exception` (timeouts included: httpx.ReadTimeout lands here)
-    "Error calling MCP tool",
-    "Error calling image tool",
-    # the same pools: JSON-RPC error object, isError result, HTTP status, odd payloads
-    "MCP Error",
-    "Tool Error:",
-    "HTTP Error ",
-    "Invalid MCP response:",
-    "No data in SSE response",
-)
 SYNTHETIC_FINISH_PREFIX = "synthetic_finish_"
 
 # The image tools of the multimodal harness: IMAGE_TOOL_CONTENT_JSON of
@@ -534,8 +509,9 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
 
 
 def is_tool_error(text: str | None) -> bool:
-    """True when a tool message's text is one the harness writes on failure."""
-    return text is not None and text.startswith(TOOL_ERROR_PREFIXES)
+    """True when a tool message's text is one the harness writes on failure: the writer's
+    failure texts are the failure registry's (etl/failures/texts.py)."""
+    return is_failure_text(text)
 
 
 def pair_tool_results(rows: RecordRows) -> None:

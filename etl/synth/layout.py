@@ -906,4 +906,5 @@ def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
         image_bytes = 200
     ledger = Ledger()
     maker = RecordMaker(Filler(seed), Images(seed, image_bytes), shape)
+    maker.planted = ledger.planted  # the truth file reads what the records planted
     return Ctx(seed, scale, damage, maker, sizes, ledger, progress_reporter(progress, ledger))
