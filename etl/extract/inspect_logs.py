@@ -203,16 +203,17 @@ def read_log(file: FileInfo, emit: Emitter, previous: PreviousParse | None,
     """Emit the rows of one Inspect log. `reuse(keys)` (given with `previous`) copies the
     rows of unchanged samples from the previous staging. Never raises for a bad log."""
     report = ParseReport()
-    if not inspect_available():
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
         emit.reject(None, "error", MISSING_EXTRA)
         return report
-    from inspect_ai.log import read_eval_log
 
     path = str(file.abs_path)
     try:
         header = read_eval_log(path, header_only=True)
     except Exception as exc:  # noqa: BLE001 - any failure of the reader is this log's reject
-        emit.reject(None, "error", _unreadable(file.path, exc))
+        emit.reject(None, "error", _unreadable(file.path, exc, path))
         return report
     keys = file.parse.inspect or InspectKeys()
     ctx = _context(header, keys, file.parse.keep_images)
@@ -241,15 +242,22 @@ def read_log(file: FileInfo, emit: Emitter, previous: PreviousParse | None,
     return report
 
 
-def _unreadable(path: str, exc: Exception) -> str:
-    text = str(exc)
+def _unreadable(path: str, exc: BaseException, abs_path: str) -> str:
+    """The reject of a log Inspect's reader refuses, its reason (and the reasons it was
+    raised from) with the log named by its logical path."""
+    reasons, seen = [], set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        reasons.append(f"{type(cause).__name__}: {str(cause).replace(abs_path, path)}")
+        cause = cause.__cause__ or cause.__context__
+    text = "; ".join(reasons)
     newer = re.search(r"Unable to read version (\d+)", text)
     if newer:
         return (f"Inspect AI log {path} is in log format version {newer.group(1)}, newer "
                 f"than the installed inspect_ai ({inspect_version()}) reads: upgrade it "
                 f"(pip install -U inspect-ai); not loaded")
-    return (f"Inspect AI log {path} cannot be read: {type(exc).__name__}: "
-            f"{ascii(text)[:300]}; not loaded")
+    return f"Inspect AI log {path} cannot be read: {ascii(text)[:400]}; not loaded"
 
 
 def _context(header: Any, keys: InspectKeys, keep_images: bool) -> LogContext:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import zipfile
 from pathlib import Path
 
 import duckdb
@@ -165,3 +167,60 @@ def test_the_user_names_benchmark_task_and_patient(inspect_tree, tmp_path) -> No
     bad = run_etl("ingest", str(root), "--db", str(tmp_path / "bad.duckdb"),
                   "--inspect-benchmark", "clin_lookup", check=False)
     assert bad.returncode == 2 and "TASK=BENCHMARK" in bad.stderr
+
+
+def _rewrite_member(src: Path, dst: Path, member: str, data: bytes) -> None:
+    """A copy of an .eval zip with one entry's bytes replaced."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info, data if info.filename == member else zin.read(info))
+
+
+def test_damaged_logs_are_rejects_naming_the_file_the_rest_loads(inspect_tree,
+                                                                   tmp_path) -> None:
+    root, logs = inspect_tree
+    tree = tmp_path / "logs"
+    shutil.copytree(root, tree)
+    good = logs["agentic"]
+    damaged = tree / "damaged"
+    damaged.mkdir()
+    data = good.read_bytes()
+    (damaged / "truncated.eval").write_bytes(data[: len(data) // 2])  # a killed copy
+    _rewrite_member(good, damaged / "bad-sample.eval", "samples/q1_epoch_2.json",
+                    b'{"id": "q1", "epoch": 2, "messages": "not a list"')
+    newer = json.loads(logs["oneshot"].read_text())
+    newer["version"] = 99  # a format this inspect_ai does not know
+    (damaged / "newer.json").write_text(json.dumps(newer))
+    (damaged / "notes.json").write_text('{"version": "draft", "comment": "not a log"}')
+    db = tmp_path / "w.duckdb"
+    run_etl("ingest", str(tree), "--db", str(db), "--quiet")
+    rejects = {r["path"]: r for r in _rows(db, "SELECT path, line_no, error FROM rejects "
+                                               "WHERE severity = 'error'")}
+    assert set(rejects) == {f"damaged/{name}" for name in
+                            ("truncated.eval", "bad-sample.eval", "newer.json")}
+    for path, reject in rejects.items():
+        assert path in reject["error"]
+    assert "version 99" in rejects["damaged/newer.json"]["error"]
+    assert "sample q1 epoch 2" in rejects["damaged/bad-sample.eval"]["error"]
+    counts = {r["run_id"]: r["n"] for r in _rows(
+        db, "SELECT run_id, count(*) AS n FROM results GROUP BY run_id")}
+    # the two good logs whole, the log with one bad sample without it
+    assert counts == {_run_id(root, logs["agentic"]): 18, _run_id(root, logs["oneshot"]): 18,
+                      "damaged/bad-sample.eval": 17}
+    kinds = {r["path"]: r["kind"] for r in _rows(db, "SELECT path, kind FROM files")}
+    assert kinds["damaged/notes.json"] == "other"
+
+
+def test_a_json_log_with_a_bad_sample_loads_the_others(inspect_tree, tmp_path) -> None:
+    root, logs = inspect_tree
+    data = json.loads(logs["oneshot"].read_text())
+    data["samples"][4]["epoch"] = "not an epoch"
+    bad_id = data["samples"][4]["id"]
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "one-bad.json").write_text(json.dumps(data))
+    db = tmp_path / "w.duckdb"
+    run_etl("ingest", str(tmp_path / "logs"), "--db", str(db), "--quiet")
+    (reject,) = _rows(db, "SELECT path, line_no, error FROM rejects")
+    assert reject["path"] == "one-bad.json" and reject["line_no"] == 5
+    assert f"sample {bad_id}" in reject["error"]
+    assert _rows(db, "SELECT count(*) AS n FROM results")[0]["n"] == 17
