@@ -325,7 +325,8 @@ def inspect_parser_suffix(keys: InspectKeys | None) -> str:
     user's keys. A tree without Inspect logs keeps its key, so adding the first log, or
     another inspect_ai, parses every file once more (the key is the tree's, not a kind's)."""
     keys_json = orjson.dumps((keys or InspectKeys()).as_json(), option=orjson.OPT_SORT_KEYS)
-    digest = hashlib.sha256(f"{inspect_version()}".encode() + keys_json).hexdigest()
+    reader = f"{inspect_available() and inspect_version()}"
+    digest = hashlib.sha256(reader.encode() + keys_json).hexdigest()
     return f"-i{digest[:8]}"
 
 
