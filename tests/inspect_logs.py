@@ -63,12 +63,14 @@ def partial_credit():  # noqa: ANN201 - Inspect's scorer decorator
     return score
 
 
-def samples(ids: list[str] | None = None, n: int = 6) -> list[Sample]:
-    """Samples q0..q<n-1> (or the given ids), two per patient."""
+def samples(ids: list[str] | None = None, n: int = 6,
+            patients: dict[str, int] | None = None) -> list[Sample]:
+    """Samples q0..q<n-1> (or the given ids), two per patient (or the given patients)."""
     ids = ids or [f"q{i}" for i in range(n)]
     return [Sample(id=qid, input=f"Which lab code is abnormal? (case {qid})",
-                   target=f"A{i}", metadata={"subject_id": 7000 + i // 2,
-                                             "task": "labs" if i % 2 else "diagnosis"})
+                   target=f"A{i}",
+                   metadata={"subject_id": (patients or {}).get(qid, 7000 + i // 2),
+                             "task": "labs" if i % 2 else "diagnosis"})
             for i, qid in enumerate(ids)]
 
 
@@ -108,9 +110,10 @@ def clinical_task(sample_list: list[Sample], epochs: int, name: str, tools: bool
 
 def write_log(log_dir: Path, *, model: str = "mockllm/model", ids: list[str] | None = None,
               n: int = 6, epochs: int = 3, fmt: str = "eval", name: str = "clin_lookup",
-              tools: bool = True, partial_first: bool = False) -> Path:
+              tools: bool = True, partial_first: bool = False,
+              patients: dict[str, int] | None = None) -> Path:
     """Run the task with Inspect against the mock model; the path of the log it wrote."""
-    sample_list = samples(ids, n)
+    sample_list = samples(ids, n, patients)
     sample_ids = [str(s.id) for s in sample_list]
     log = inspect_eval(
         clinical_task(sample_list, epochs, name, tools, partial_first),
