@@ -224,3 +224,18 @@ def test_a_json_log_with_a_bad_sample_loads_the_others(inspect_tree, tmp_path) -
     assert reject["path"] == "one-bad.json" and reject["line_no"] == 5
     assert f"sample {bad_id}" in reject["error"]
     assert _rows(db, "SELECT count(*) AS n FROM results")[0]["n"] == 17
+
+
+def test_usage_per_run_sums_the_tokens_inspect_recorded(inspect_tree, inspect_db) -> None:
+    root, logs = inspect_tree
+    for path in logs.values():
+        log = read_eval_log(str(path))
+        (row,) = _rows(inspect_db, "SELECT * FROM usage_per_run WHERE run_id = ?",
+                       [_run_id(root, path)])
+        totals = [u for s in log.samples for u in s.model_usage.values()]
+        assert row["n_results_with_usage"] == len(log.samples)
+        assert row["total_tokens"] == sum(u.total_tokens for u in totals)
+        assert row["input_tokens"] == sum(u.input_tokens for u in totals)
+        # Inspect's own run total (stats.model_usage) says the same
+        assert row["output_tokens"] == sum(u.output_tokens
+                                           for u in log.stats.model_usage.values())
