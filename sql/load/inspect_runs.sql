@@ -17,10 +17,3 @@ LEFT JOIN (SELECT run_id, bool_or(mode = 'agentic') AS any_agentic
            FROM results GROUP BY run_id) AS m ON m.run_id = l.run_id
 WHERE runs.run_id = l.run_id;
 
--- The model as the log names it (<provider>/<model>) resolves to the run's model key.
-INSERT INTO model_aliases
-SELECT DISTINCT ON (alias) lower(inspect_model) AS alias, model
-FROM inspect_logs
-WHERE inspect_model IS NOT NULL AND model IS NOT NULL
-  AND lower(inspect_model) NOT IN (SELECT alias FROM model_aliases)
-ORDER BY alias, model;

@@ -8,22 +8,21 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
 import pytest
 
-from tests.conftest import run_etl
-from tests.export.test_export_engines import _register_tables, _row_problems, spark
+from tests.export.test_export_engines import (
+    _register_tables,
+    _row_problems,
+    export_parquet_of,
+    spark,
+)
 
 __all__ = ["spark"]  # the Spark session fixture of the engine tests, one per module
 
 
 @pytest.fixture(scope="module")
 def exported(inspect_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("inspect-engines") / "parquet"
-    run_etl("export", "--db", str(inspect_db), "--parquet", str(out))
-    manifest = orjson.loads((out / "manifest.json").read_bytes())
-    assert manifest["problems"] == []
-    return {"out": out, "manifest": manifest}
+    return export_parquet_of(inspect_db, tmp_path_factory.mktemp("inspect-engines") / "parquet")
 
 
 def test_inspect_boards_on_spark_equal_duckdb(spark, exported, inspect_db) -> None:

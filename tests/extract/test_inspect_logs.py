@@ -146,6 +146,9 @@ def test_each_log_is_a_run_with_the_keys_it_holds(inspect_tree, inspect_db) -> N
     assert (oneshot["mode"], oneshot["model"], oneshot["expected_questions"]) == (
         "oneshot", "claude_opus_4_6", 6)
     assert {r["n_results"] for r in runs.values()} == {18}
+    aliases = dict((r["alias"], r["model"]) for r in _rows(
+        inspect_db, "SELECT alias, model FROM model_aliases WHERE alias LIKE 'mockllm/%'"))
+    assert aliases == {"mockllm/model": "model", "mockllm/claude-opus-4-6": "claude_opus_4_6"}
     assert _rows(inspect_db, "SELECT count(*) AS n FROM rejects")[0]["n"] == 0
 
 
