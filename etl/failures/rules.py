@@ -86,12 +86,14 @@ def tool_error(call: CallFacts) -> str | None:
     found = _from_text(call, texts.TOOL_ERROR)
     if found is not None:
         return found
-    return "other" if call.is_error and call.verdict is None else None
+    known_error = call.verdict is not None and call.verdict.failure in texts.ERROR_FAILURES
+    return "other" if call.is_error and not known_error else None
 
 
 def empty_result(call: CallFacts) -> str | None:
-    """The tool answered with nothing: no rows, no candidates, no search hits, no text."""
-    return _from_text(call, texts.EMPTY_RESULT)
+    """The tool answered with nothing: no rows, no candidates, no search hits, no text (a
+    call its input marks failed is an error, not an empty answer)."""
+    return None if call.is_error else _from_text(call, texts.EMPTY_RESULT)
 
 
 def truncated_result(call: CallFacts) -> str | None:
