@@ -562,6 +562,31 @@ def pair_tool_results(rows: RecordRows) -> None:
                 pending_by_id[row["call_id"]].append(row)
 
 
+# The token counts a record's `usage` may hold, as the OpenAI-compatible client reports
+# them (openresearcher_ehr/eval_ehrbench_qa.py call_vllm_once: prompt_tokens,
+# completion_tokens, total_tokens) or under the input/output names.
+_USAGE_KEYS = {"input_tokens": ("prompt_tokens", "input_tokens"),
+               "output_tokens": ("completion_tokens", "output_tokens"),
+               "total_tokens": ("total_tokens",)}
+
+
+def record_usage(record: dict[str, Any]) -> dict[str, int | None] | None:
+    """The tokens a record's `usage` object counts (input, output, total; total as input +
+    output when not given), or None when it has none: the raw QA rows of
+    eval_ehrbench_qa.py carry them, the agent runners' records do not."""
+    usage = record.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    counts = {column: next((to_int(usage[k]) for k in keys if to_int(usage.get(k)) is not None),
+                           None)
+              for column, keys in _USAGE_KEYS.items()}
+    if counts["input_tokens"] is None and counts["output_tokens"] is None:
+        return None
+    if counts["total_tokens"] is None:
+        counts["total_tokens"] = (counts["input_tokens"] or 0) + (counts["output_tokens"] or 0)
+    return counts
+
+
 def _json_kind(value: Any) -> str:
     """The JSON type of a decoded value: object, array, string, number, boolean, null."""
     if isinstance(value, dict):
