@@ -30,8 +30,9 @@ from tests.synth.test_synth import tree_digest
 # shapes either; the merged generator gives the same digest with and without --shape default.
 # Then a deliberate change, with the failure labels: every call carries the arguments its
 # tool requires, different at each step, and the failures planted by model are the writer's
-# own texts (etl/synth/failures.py); outcomes and scores are the plans' as before.
-DEMO_SEED7_DIGEST = "a56eeb5080219d97378ddfe6fedd21ce6a9c3a9da74ddc09067e32f6cbe690b7"
+# own texts (etl/synth/failures.py), the raw QA rows count their tokens (usage);
+# outcomes and scores are the plans' as before.
+DEMO_SEED7_DIGEST = "759072288464fe77f0bb8c2664ce49c2bc6a1587005af9adb01d75752156b376"
 # bench_records_digest below with the generator before shapes existed, changed with the
 # failure labels as the demo digest above
 BENCH_RECORDS_DIGEST = "0d4764c0b857b54eff1911c9f8b21523522d550ac60ae922f8d1d19cf651123c"
