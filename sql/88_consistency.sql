@@ -6,20 +6,19 @@
 
 CREATE OR REPLACE VIEW attempt_consistency AS
 WITH attempts AS (
+    -- the answer set: result_answers.answer, the sorted distinct normalized items as JSON
     SELECT s.run_id, s.benchmark, s.mode, s.split, s.model, s.task, s.qid, s.run_index,
-           s.score,
-           list_sort(coalesce(from_json(r.prediction_items, '["VARCHAR"]'), []))
-               AS answer_set,
+           s.score, a.answer AS answer_set,
            count(*) OVER (PARTITION BY s.run_id, s.qid) AS n_attempts
     FROM leaderboard_result_scores AS s
-    JOIN results AS r ON r.run_id = s.run_id AND r.qid = s.qid AND r.run_index = s.run_index
+    JOIN result_answers AS a
+        ON a.run_id = s.run_id AND a.qid = s.qid AND a.run_index = s.run_index
 ),
 sequences AS (
     -- the tools an attempt called, in the order it called them
     SELECT run_id, qid, run_index,
-           list(coalesce(tool, '?') ORDER BY msg_idx, call_idx) AS tools
+           string_agg(coalesce(tool, '?'), ' > ' ORDER BY msg_idx, call_idx) AS tools
     FROM tool_calls
-    WHERE (run_id, qid) IN (SELECT run_id, qid FROM attempts WHERE n_attempts > 1)
     GROUP BY run_id, qid, run_index
 ),
 questions AS (
@@ -27,7 +26,7 @@ questions AS (
            count(*) AS n_attempts,
            max(a.score) - min(a.score) <= 1e-12 AS same_outcome,
            count(DISTINCT a.answer_set) = 1 AS same_answer,
-           count(DISTINCT coalesce(q.tools, [])) = 1 AS same_tools
+           count(DISTINCT coalesce(q.tools, '')) = 1 AS same_tools
     FROM attempts AS a
     LEFT JOIN sequences AS q
         ON q.run_id = a.run_id AND q.qid = a.qid AND q.run_index = a.run_index
@@ -56,7 +55,7 @@ COMMENT ON COLUMN attempt_consistency.task IS 'Task of the row; NULL on the rows
 COMMENT ON COLUMN attempt_consistency.n_questions IS 'Questions with two or more attempts (the shares are over them).';
 COMMENT ON COLUMN attempt_consistency.n_attempts IS 'Attempts at those questions.';
 COMMENT ON COLUMN attempt_consistency.outcome_agreement IS 'Share of those questions whose attempts all have the same board score (leaderboard_result_scores.score).';
-COMMENT ON COLUMN attempt_consistency.answer_agreement IS 'Share whose attempts all give the same set of normalized answer items (an attempt without an answer: the empty set).';
+COMMENT ON COLUMN attempt_consistency.answer_agreement IS 'Share whose attempts all give the same set of normalized answer items (result_answers.answer; an attempt without an answer: the empty set).';
 COMMENT ON COLUMN attempt_consistency.tool_sequence_agreement IS 'Share whose attempts all call the same tools in the same order (tool_calls.tool by message and call).';
 COMMENT ON COLUMN attempt_consistency.all_tasks IS 'True on the rows of the whole run (task NULL), false on the per-task rows.';
 COMMENT ON COLUMN attempt_consistency.split IS 'Full split of the run.';
