@@ -37,9 +37,9 @@ SELECT
     benchmark, mode, model, task,
     count(*) AS n_questions,
     CAST(sum(n_attempts) AS BIGINT) AS n_attempts,
-    avg(CASE WHEN same_outcome THEN 1.0 ELSE 0.0 END) AS outcome_agreement,
-    avg(CASE WHEN same_answer THEN 1.0 ELSE 0.0 END) AS answer_agreement,
-    avg(CASE WHEN same_tools THEN 1.0 ELSE 0.0 END) AS tool_sequence_agreement,
+    avg(CASE WHEN same_outcome THEN 1 ELSE 0 END) AS outcome_agreement,
+    avg(CASE WHEN same_answer THEN 1 ELSE 0 END) AS answer_agreement,
+    avg(CASE WHEN same_tools THEN 1 ELSE 0 END) AS tool_sequence_agreement,
     grouping(task) = 1 AS all_tasks,
     split,
     run_id

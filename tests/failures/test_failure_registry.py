@@ -6,11 +6,7 @@ the package with one added ingests it into the labels and their views)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -19,6 +15,7 @@ import pytest
 from etl import glossary
 from etl.failures import registry
 from etl.failures.registry import FAILURES, RegistryError
+from tests.package_copy import copy_package, ingest_with
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -97,10 +94,7 @@ def test_a_new_label_is_one_rule_and_one_registry_entry(demo_tree, tmp_path: Pat
     """Copy the package, add a rule and one entry to FAILURES, ingest the demo tree with the
     copy: every think call carries the label, each of their results too, and table failures
     holds its words."""
-    copy = tmp_path / "project"
-    for part in ("etl", "schema", "sql"):
-        shutil.copytree(PROJECT / part, copy / part,
-                        ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    copy = copy_package(tmp_path)
     rules_py = copy / "etl" / "failures" / "rules.py"
     rules_py.write_text(rules_py.read_text() + _NEW_RULE)
     registry_py = copy / "etl" / "failures" / "registry.py"
@@ -110,11 +104,7 @@ def test_a_new_label_is_one_rule_and_one_registry_entry(demo_tree, tmp_path: Pat
     registry_py.write_text(source.replace(head, head + _NEW_ENTRY))
 
     db = tmp_path / "warehouse.duckdb"
-    env = {**os.environ, "PYTHONPATH": str(copy)}
-    proc = subprocess.run([sys.executable, "-m", "etl.cli", "ingest", str(demo_tree[0]),
-                           "--db", str(db), "--quiet"], capture_output=True, text=True,
-                          env=env, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ingest_with(copy, demo_tree[0], db)
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT title, levels, per_call FROM failures "
                            "WHERE failure = 'think_call'").fetchall() == [
