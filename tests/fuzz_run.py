@@ -31,7 +31,7 @@ def main() -> int:
     args = parser.parse_args()
     deadline = time.monotonic() + args.minutes * 60
     stats = Path(tempfile.mkstemp(prefix="etl-fuzz-stats-", suffix=".jsonl")[1])
-    env = {**os.environ, "ETL_FUZZ_PROFILE": "fuzz", "ETL_FUZZ_EXAMPLES": str(args.batch),
+    env = {**os.environ, "ETL_HYPOTHESIS_PROFILE": "fuzz", "ETL_FUZZ_EXAMPLES": str(args.batch),
            "ETL_FUZZ_STATS": str(stats)}
     started, rounds, rc = time.monotonic(), 0, 0
     while time.monotonic() < deadline:

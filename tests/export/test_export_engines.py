@@ -17,20 +17,15 @@ touching this file."""
 from __future__ import annotations
 
 import math
-import os
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
 import pytest
 import sqlglot
 from sqlglot import exp
-
-from tests.conftest import run_etl
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 DIALECT_DIR = SQL_DIR / "dialect"
@@ -55,24 +50,6 @@ TRINO_FUNCTIONS = frozenset({
     "substring", "sum", "to_iso8601", "trim", "truncate", "try", "upper", "variance",
     "var_pop", "var_samp",
 })
-
-
-# -- the export under test -------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def exported(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("engines") / "parquet"
-    run_etl("export", "--db", str(demo_db), "--parquet", str(out))
-    manifest = orjson.loads((out / "manifest.json").read_bytes())
-    assert manifest["problems"] == []
-    return {"out": out, "manifest": manifest}
-
-
-@pytest.fixture(scope="module")
-def db(demo_db: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    con = duckdb.connect(str(demo_db), read_only=True)
-    yield con
-    con.close()
 
 
 def _view_columns(con: duckdb.DuckDBPyConnection, view: str) -> list[str]:
@@ -185,47 +162,6 @@ def test_trino_grammar_rejects_what_trino_rejects() -> None:
 
 
 # -- Spark -----------------------------------------------------------------------------------
-
-def _java_home() -> str | None:
-    """JAVA_HOME if set, else a JDK Spark 4 supports (17 or 21) under /usr/lib/jvm, else the
-    `java` on PATH; None when the machine has no Java at all."""
-    if os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists():
-        return os.environ["JAVA_HOME"]
-    jvm = Path("/usr/lib/jvm")
-    candidates = sorted(jvm.glob("*17*")) + sorted(jvm.glob("*21*")) if jvm.is_dir() else []
-    for home in candidates:
-        if (home / "bin" / "java").exists():
-            return str(home)
-    java = shutil.which("java")
-    return str(Path(java).resolve().parent.parent) if java else None
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    java_home = _java_home()
-    if java_home is None:
-        pytest.skip("no Java on this machine (Spark needs a JDK 17 or 21); CI has one")
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError as error:  # a dev dependency: missing means a broken venv, not a skip
-        pytest.fail(f"pyspark is not installed ({error}); run `make venv` (dev extra)")
-    os.environ["JAVA_HOME"] = java_home
-    warehouse = tmp_path_factory.mktemp("spark-warehouse")
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("clinseek-export-test")
-        .config("spark.sql.warehouse.dir", str(warehouse))
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse}")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
 
 def _register_tables(spark, exported: dict) -> None:
     """Every exported table in Spark's current database, the way docs/EXPORT.md says: its

@@ -31,7 +31,7 @@ import duckdb
 import orjson
 import pytest
 
-from tests.pipeline.test_load import snapshot
+from tests.small_tree import snapshot
 
 pytestmark = pytest.mark.slow  # ~30 s: every test runs the real command several times
 

@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 from etl.pipeline.interrupts import CRASH_AT_ENV
-from tests.pipeline.test_load import snapshot
+from tests.small_tree import snapshot
 
 pytestmark = pytest.mark.slow
 

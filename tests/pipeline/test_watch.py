@@ -17,12 +17,8 @@ import orjson
 
 from etl.pipeline.ingest import IngestOptions
 from etl.pipeline.watch import WatchOptions, watch
-from tests.pipeline import test_stage
-from tests.pipeline.test_load import ONESHOT, assert_same_warehouse, record
-from tests.pipeline.test_load import ingest as full_ingest
-
-tree = test_stage.tree  # the same fixture: a built tree whose truncated line is old
-
+from tests.small_tree import ONESHOT, assert_same_warehouse, record
+from tests.small_tree import ingest as full_ingest
 
 LIVE = f"{ONESHOT}/results.jsonl"
 

@@ -39,6 +39,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
+from tests.budgets import examples
 from tests.conftest import make_tree, run_etl
 
 KEY = "leak-test-key"
@@ -437,7 +438,7 @@ def documented_redact_ids(text: str, key: str) -> str:
     every '_'-separated token of 6+ digits becomes the keyed hash of the n-th such token's
     kind (subject, hadm, stay, then number); a run of 6+ digits inside a longer token its
     'number' hash; everything else stays."""
-    from tests.redact.test_redact import keyed_id
+    from tests.redact.keyed import keyed_id
 
     out = []
     for piece in re.findall(r"[A-Za-z0-9_]+|[^A-Za-z0-9_]+", text):
@@ -464,7 +465,7 @@ ID_TEXT = st.lists(st.one_of(
 
 
 @given(st.lists(ID_TEXT, min_size=1, max_size=25))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_ids_in_any_text_are_hashed_by_the_documented_rule(texts: list[str]) -> None:
     from etl.redact import prepare_redaction
 

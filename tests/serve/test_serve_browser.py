@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import shutil
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from tests.serving import CHROMIUM, chromium, running_server
+from tests.serving import CHROMIUM, running_server
 from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
@@ -26,12 +25,6 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's ch
 PAYLOAD = '<script>alert("{0}")</script><img src=x onerror=alert("{0}")>'
 
 
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as launched:
-        yield launched
 
 
 class Watched:

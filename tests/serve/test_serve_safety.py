@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budgets import examples
 from tests.conftest import run_etl
 from tests.serving import get, post_sql, running_server
 
@@ -269,7 +270,7 @@ def test_csv_cells_cannot_be_formulas(gated: tuple) -> None:
 
 
 @given(st.lists(st.text(), min_size=1, max_size=5), st.text())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_any_text_cell_is_kept_and_never_starts_a_formula(cells: list[str], name: str) -> None:
     table = Table(["c" + str(i) for i in range(len(cells))] + [name or "x"],
                   [{**{f"c{i}": v for i, v in enumerate(cells)}, (name or "x"): name}])
@@ -311,7 +312,7 @@ def test_crafted_parameters_get_a_4xx_with_every_header(gated: tuple) -> None:
                         "/trajectory?run=a&qid=b&index=", "/?start_boards=",
                         "/image?run=a&qid=b&block="]),
        st.text(min_size=1, max_size=60))
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 def test_any_parameter_value_gets_an_answer_with_the_headers(path: str, value: str) -> None:
     base = _SERVER["base"]
     status, headers, _ = get(base + path + urllib.parse.quote(value))

@@ -16,7 +16,8 @@ import pytest
 import etl
 from etl.comparison import NOT_DETECTABLE, detectability
 from tests.conftest import run_etl
-from tests.report.test_report import Elements, _close, parse
+from tests.html_pages import Elements, parse
+from tests.html_pages import close_to as _close
 from tests.serving import get, running_server
 from tests.serving import query_rows as _rows
 

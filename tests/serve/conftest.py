@@ -1,0 +1,40 @@
+"""Fixtures of the explorer's tests: one Chromium per worker, and the warehouse of
+EHR-Bench at its real width."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import build_once, run_etl, worker_copy
+from tests.serving import chromium
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Debian's Chromium through Playwright, started once per worker; each test opens its
+    own page (and closes it)."""
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="session")
+def wide_db(demo_tree: tuple[Path, dict], tmp_path_factory: pytest.TempPathFactory
+            ) -> tuple[Path, dict]:
+    """(warehouse, planted phrases) of EHR-Bench at its real width: 45 tasks, 8 models
+    (tests/explorer_tree.py), for the explorer's layout and search tests; built once per
+    run, this worker's copy."""
+    import json
+
+    from tests.explorer_tree import build_wide_tree
+
+    def build(home: Path) -> None:
+        planted = build_wide_tree(demo_tree[0], home / "tree")
+        run_etl("ingest", str(home / "tree"), "--db", str(home / "wide.duckdb"), "--quiet")
+        (home / "planted.json").write_text(json.dumps(planted))
+
+    home = build_once(tmp_path_factory, "wide-warehouse", build)
+    return (worker_copy(tmp_path_factory, home / "wide.duckdb"),
+            json.loads((home / "planted.json").read_text()))
