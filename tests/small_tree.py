@@ -127,7 +127,7 @@ def assert_same_warehouse(incremental: Path, full: Path) -> None:
         assert inc[name] == ref[name], f"{name} differs from the full rebuild"
 
 
-def backdate(path: Path, seconds: float = 3600) -> None:
+def backdate(path: Path, seconds: float = 86_400) -> None:
     """Move a file's modification time back (an old truncated line is damage, a fresh one a
     line its writer is still on)."""
     st_ = path.stat()

@@ -43,7 +43,10 @@ from tests.small_tree import (
 LIVE = f"{ONESHOT}/results.jsonl"
 
 
-def ingest(root: Path, db: Path, quiet: float = 60.0, **options: Any) -> IngestSummary:
+# A writer is "still on" a file modified in the last hour: far beyond the time a test takes
+# between writing a half line and ingesting it, however busy the machine (backdate() makes a
+# file a day old).
+def ingest(root: Path, db: Path, quiet: float = 3600.0, **options: Any) -> IngestSummary:
     return run_ingest(root, db, IngestOptions(jobs=1,
                                               in_progress_seconds=quiet, **options))
 

@@ -23,7 +23,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -319,12 +318,14 @@ def _links(html: str) -> list[str]:
 
 @contextmanager
 def serving(db: Path) -> Iterator[str]:
-    """etl serve over db, as a user starts it."""
+    """etl serve over db, as a user starts it (the SQL page's deadline past the test's
+    safety net: a table's answer must not depend on how busy the machine is)."""
     from tests.serving import free_port, wait_for_server
+    from tests.waiting import SAFETY_SECONDS
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "etl.cli", "serve", "--db", str(db),
-                             "--port", str(port)],
+                             "--port", str(port), "--sql-timeout", str(SAFETY_SECONDS)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         base = f"http://127.0.0.1:{port}"
@@ -404,7 +405,6 @@ def test_no_raw_id_in_any_page_of_the_explorer(builds: dict[str, Path], needles:
         if runs:
             leaks[url] = sorted(runs)[:3]
 
-    started = time.monotonic()
     for url, body in crawl(explorer):
         routes.add(urlsplit(url).path)
         check(url, body)
@@ -429,7 +429,6 @@ def test_no_raw_id_in_any_page_of_the_explorer(builds: dict[str, Path], needles:
     assert {"/", "/board", "/questions", "/trajectory", "/rejects", "/sql"} <= routes, routes
     assert n_pages > 150, n_pages
     assert leaks == {}, leaks
-    assert time.monotonic() - started < 600
 
 
 # -- the rule for ids inside a text, against its documentation --------------------------------

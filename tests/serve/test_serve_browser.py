@@ -15,6 +15,7 @@ import pytest
 
 from tests.serving import CHROMIUM, running_server
 from tests.serving import query_rows as _rows
+from tests.waiting import wait_for
 
 pytest.importorskip("starlette")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -195,7 +196,12 @@ def test_planted_markup_is_text_and_runs_nothing(browser: object, demo_db: Path,
     # catches both planted scripts.
     control = Watched(browser)
     control.page.set_content(PAYLOAD.format("control"))
-    control.page.wait_for_timeout(500)
+
+    def both_alerts() -> bool:  # Playwright delivers the dialogs while it waits
+        control.page.wait_for_timeout(20)
+        return len(control.dialogs) >= 2
+
+    wait_for(both_alerts, "the control page's two planted scripts ran", every=0)
     assert control.dialogs == ["control", "control"]
 
 
