@@ -25,6 +25,7 @@ from tests.conftest import run_etl
 from tests.html_pages import Elements, parse
 from tests.html_pages import close_to as _close
 from tests.html_pages import warehouse_rows as _rows
+from tests.waiting import SAFETY_SECONDS
 
 ARTIFACTS = PROJECT_DIR / "build" / "test-artifacts"
 WINDOW = (1400, 2000)
@@ -213,7 +214,7 @@ def _run_chromium(page: Path, profile: Path, *extra: str) -> subprocess.Complete
         "--no-first-run", f"--user-data-dir={profile}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
         "--enable-logging=stderr", "--v=0", *extra, page.resolve().as_uri(),
     ]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=SAFETY_SECONDS)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc
 

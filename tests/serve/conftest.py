@@ -10,14 +10,31 @@ import pytest
 
 from tests.conftest import build_once, run_etl, worker_copy
 from tests.serving import chromium
+from tests.waiting import SAFETY_SECONDS
+
+
+class Browser:
+    """A launched browser whose pages wait for an element or a page as long as the tests'
+    safety net (Playwright's default, 30 s, is a claim about the machine's speed)."""
+
+    def __init__(self, launched: object) -> None:
+        self._launched = launched
+
+    def new_page(self, **options: object) -> object:
+        page = self._launched.new_page(**options)
+        page.set_default_timeout(SAFETY_SECONDS * 1000)
+        return page
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._launched, name)
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     """Debian's Chromium through Playwright, started once per worker; each test opens its
     own page (and closes it)."""
     with chromium() as launched:
-        yield launched
+        yield Browser(launched)
 
 
 @pytest.fixture(scope="session")
