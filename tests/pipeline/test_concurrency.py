@@ -295,10 +295,17 @@ def test_ingest_while_a_reader_holds_the_file(template: dict, tmp_path: Path) ->
 
 def test_two_ingests_at_once(template: dict, tmp_path: Path) -> None:
     db = _fresh_db(template, tmp_path)
-    procs = [subprocess.Popen(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    outputs = [proc.communicate(timeout=120) for proc in procs]
+    # Both are started while the lock is held, and released once both wait: they meet
+    # whatever the order and the speed at which the machine starts them.
+    with open(db.with_name(db.name + ".lock"), "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        procs = [subprocess.Popen(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        waited = [proc.stderr.readline() for proc in procs]
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    outputs = [(out, first + err) for first, (out, err) in zip(
+        waited, (proc.communicate(timeout=SAFETY_SECONDS) for proc in procs), strict=True)]
     assert [proc.returncode for proc in procs] == [0, 0], outputs
     # One built the database; the other waited for it, then found nothing left to do.
     assert sorted("nothing changed" in out for out, _ in outputs) == [False, True], outputs
