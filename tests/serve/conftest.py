@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import build_once, run_etl, worker_copy
-from tests.serving import chromium
+from tests.serving import chromium, running_server
 from tests.waiting import SAFETY_SECONDS
 
 
@@ -35,6 +35,15 @@ def browser() -> Iterator[Browser]:
     own page (and closes it)."""
     with chromium() as launched:
         yield Browser(launched)
+
+
+@pytest.fixture(scope="module")
+def server(demo_db: Path) -> Iterator[str]:
+    """The explorer over the demo warehouse, one per module: its connection holds the file
+    open with the server's settings, which no other connection of the process may differ
+    from while it runs (tests/serving.py query_rows)."""
+    with running_server(demo_db) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")
