@@ -153,3 +153,44 @@ def demo_db(demo_tree: tuple[Path, dict], tmp_path_factory: pytest.TempPathFacto
     before = file_signature(db)
     yield db
     unchanged(f"demo warehouse {db}", before, file_signature(db))
+
+
+@pytest.fixture(scope="session")
+def inspect_tree(tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[tuple[Path, dict[str, Path]]]:
+    """(root, logs) of a directory of two Inspect AI logs written by the real Inspect library
+    (tests/inspect_logs.py): `agentic`, an .eval log of mockllm/model offered a tool (some
+    calls fail), and `oneshot`, a .json log of mockllm/claude-opus-4-6 without tools whose
+    headline scorer has a clustered stderr. 6 samples, 3 epochs each. Written once per run
+    (read-only)."""
+
+    def build(home: Path) -> None:
+        from tests.inspect_logs import write_log
+
+        root = home / "logs"
+        logs = {"agentic": write_log(root / "agentic"),
+                "oneshot": write_log(root / "nested" / "oneshot", fmt="json",
+                                     model="mockllm/claude-opus-4-6", tools=False,
+                                     partial_first=True)}
+        (home / "logs.json").write_text(json.dumps(
+            {name: str(path.relative_to(root)) for name, path in logs.items()}))
+
+    home = build_once(tmp_path_factory, "inspect-logs", build)
+    root = home / "logs"
+    logs = json.loads((home / "logs.json").read_text())
+    before = tree_signature(root)
+    yield root, {name: root / relative for name, relative in logs.items()}
+    unchanged(f"Inspect logs {root}", before, tree_signature(root))
+
+
+@pytest.fixture(scope="session")
+def inspect_db(inspect_tree: tuple[Path, dict[str, Path]],
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The Inspect logs of inspect_tree ingested, this worker's copy of the one built for
+    the run (do not modify it: copy it first)."""
+    home = build_once(tmp_path_factory, "inspect-warehouse", lambda d: run_etl(
+        "ingest", str(inspect_tree[0]), "--db", str(d / "warehouse.duckdb"), "--quiet"))
+    db = worker_copy(tmp_path_factory, home / "warehouse.duckdb")
+    before = file_signature(db)
+    yield db
+    unchanged(f"Inspect warehouse {db}", before, file_signature(db))

@@ -10,20 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
 import pytest
 
-from tests.conftest import run_etl
+from tests.export.engines import export_parquet_of
 
 
 @pytest.fixture(scope="session")
 def exported(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """`etl export --parquet` of the demo warehouse: its directory, manifest and output."""
-    out = tmp_path_factory.mktemp("export") / "parquet"
-    proc = run_etl("export", "--db", str(demo_db), "--parquet", str(out))
-    manifest = orjson.loads((out / "manifest.json").read_bytes())
-    assert manifest["problems"] == []
-    return {"out": out, "manifest": manifest, "stdout": proc.stdout, "db": demo_db}
+    return export_parquet_of(demo_db, tmp_path_factory.mktemp("export") / "parquet")
 
 
 @pytest.fixture(scope="module")

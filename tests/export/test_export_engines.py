@@ -16,7 +16,6 @@ touching this file."""
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 from pathlib import Path
@@ -27,9 +26,10 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from tests.export.engines import register_tables, row_problems
+
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 DIALECT_DIR = SQL_DIR / "dialect"
-NUMERIC_TOLERANCE = 1e-9
 FLOAT_TYPES = {"DOUBLE", "FLOAT", "REAL"}
 
 # Functions Trino has (https://trino.io/docs/current/functions/list.html), limited to the
@@ -163,22 +163,12 @@ def test_trino_grammar_rejects_what_trino_rejects() -> None:
 
 # -- Spark -----------------------------------------------------------------------------------
 
-def _register_tables(spark, exported: dict) -> None:
-    """Every exported table in Spark's current database, the way docs/EXPORT.md says: its
-    DDL file, then its partition sync."""
-    out = exported["out"]
-    for entry in exported["manifest"]["tables"].values():
-        spark.sql((out / entry["ddl"]["spark"]).read_text())
-        if entry["partition_sync"]:
-            spark.sql(entry["partition_sync"]["spark"])
-
-
 @pytest.fixture(scope="module")
 def spark_catalog(spark, exported: dict) -> dict[str, Any]:
     """The export registered in Spark the way docs/EXPORT.md says: each table's DDL file,
     its partition sync, then each view's file in view_order, every file as written."""
     out, manifest = exported["out"], exported["manifest"]
-    _register_tables(spark, exported)
+    register_tables(spark, exported)
     failed = {}
     for view in manifest["view_order"]:
         try:
@@ -204,33 +194,6 @@ def test_spark_registers_every_table_from_its_ddl(spark, spark_catalog, exported
         assert parts == entry["partition_by"], table
 
 
-def _is_float(value: Any) -> bool:
-    return isinstance(value, float)
-
-
-def _sort_key(row: tuple) -> tuple:
-    # Keys (non-float values) first, exactly; floats rounded so that two summation orders
-    # sort alike.
-    return tuple((v is None, f"{v:.6f}" if _is_float(v) else str(v)) for v in row)
-
-
-def _row_problems(view: str, columns: list[str], want: list[tuple],
-                  got: list[tuple]) -> list[str]:
-    if len(want) != len(got):
-        return [f"{view}: {len(got)} rows in Spark, {len(want)} in DuckDB"]
-    for w, g in zip(sorted(want, key=_sort_key), sorted(got, key=_sort_key), strict=True):
-        for name, a, b in zip(columns, w, g, strict=True):
-            if _is_float(a) or _is_float(b):
-                ok = a is not None and b is not None and math.isclose(
-                    a, b, rel_tol=NUMERIC_TOLERANCE, abs_tol=NUMERIC_TOLERANCE)
-                ok = ok or (a is None and b is None)
-            else:
-                ok = a == b and type(a) is type(b)
-            if not ok:
-                return [f"{view}.{name}: Spark {b!r}, DuckDB {a!r} (row {w!r})"]
-    return []
-
-
 CREATE_VIEW = re.compile(r"^CREATE OR REPLACE VIEW (\S+) AS\b", re.MULTILINE)
 
 
@@ -248,7 +211,7 @@ def views_as_tables(spark, exported: dict, demo_db: Path,
     spark.sql("CREATE DATABASE views_as_tables")
     spark.sql("USE views_as_tables")
     try:
-        _register_tables(spark, exported)
+        register_tables(spark, exported)
         for view in manifest["view_order"]:
             entry = export_table(con, view, base / view, runs_available=False)
             spark.sql(table_ddl(view, entry, None, (base / view).as_uri(), "spark"))
@@ -288,7 +251,7 @@ def test_every_spark_view_runs_as_written_and_matches_duckdb(
         query = _run_view_query(spark, views_as_tables,
                                 out / manifest["views"][view]["sql"]["spark"])
         got = [tuple(row) for row in query.select(*columns).collect()]
-        problems += _row_problems(view, columns, want, got)
+        problems += row_problems(view, columns, want, got)
         compared_rows += len(want)
     assert not problems, "\n".join(problems)
     assert len(manifest["view_order"]) >= 17 and compared_rows > 1000
@@ -303,7 +266,7 @@ def test_the_board_through_its_whole_chain_of_views_matches_duckdb(
     want = db.execute(f'SELECT {quoted} FROM leaderboard').fetchall()
     got = [tuple(row) for row in spark.table("default.leaderboard").select(*columns).collect()]
     assert len(want) >= 20
-    assert _row_problems("leaderboard", columns, want, got) == []
+    assert row_problems("leaderboard", columns, want, got) == []
 
 
 def test_a_stale_override_is_reported_and_not_used(demo_db: Path, tmp_path: Path) -> None:
