@@ -40,9 +40,8 @@ from etl.scoring.registry import BY_NAME as REGISTERED_SCORERS
 from etl.values import json_text, to_int, to_text
 
 INSPECT_LOG_KIND = "inspect_log"
-# What a user runs to read Inspect logs: the extra of the package, or from a checkout.
-INSTALL_HINT = ("pip install 'clinseek-warehouse[inspect]' (from a checkout: "
-                ".venv/bin/pip install -e '.[inspect]')")
+# The package is installed from a checkout or its wheel (it is not on PyPI).
+INSTALL_HINT = "pip install -e '.[inspect]' in the checkout (or the wheel's path with [inspect])"
 MISSING_EXTRA = ("Inspect AI log not loaded: reading it needs the optional inspect extra, "
                  f"which is not installed: {INSTALL_HINT}")
 # summary_metrics.scoring of the metrics Inspect computed and wrote into a log's results.
