@@ -23,6 +23,7 @@ from etl.normalize import (
     is_tool_error,
     normalize_record,
 )
+from tests.budgets import examples
 from tests.recording import RecordingEmitter
 
 
@@ -132,7 +133,7 @@ def fresh_uuid_trajectories(draw: st.DrawFn) -> list[dict]:
     return msgs
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(fresh_uuid_trajectories())
 def test_order_pairing_agrees_with_the_authors_deque(msgs: list[dict]) -> None:
     calls = {(c["msg_idx"], c["call_idx"]): c for c in rows_of(record(msgs))}
@@ -342,7 +343,7 @@ def test_every_writer_field_is_kept() -> None:
     assert json.loads(rows.messages[2]["extra"]) == {"status": "ok"}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(unknown=st.dictionaries(st.text(min_size=1, max_size=12), json_values, max_size=6),
        msg_unknown=st.dictionaries(st.text(min_size=1, max_size=8), json_values, max_size=3),
        blocks=st.lists(json_values, max_size=4))

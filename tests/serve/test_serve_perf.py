@@ -29,12 +29,6 @@ ROW_RE = re.compile(r"<tr><td class=\"num\"><span>(\d+)</span></td></tr>")
 
 
 
-@pytest.fixture(scope="module")
-def server(demo_db: Path) -> str:
-    with running_server(demo_db) as base:
-        yield base
-
-
 def _link(html: str, cls: str) -> str | None:
     match = re.search(rf'<a href="([^"]+)" class="{cls}"', html)
     return match.group(1).replace("&amp;", "&") if match else None

@@ -22,7 +22,7 @@ from etl.synth import generate, spec
 from etl.synth.content import Filler, Images, mm_questions, text_questions
 from etl.synth.plan import Sizes
 from etl.synth.records import Plan, RecordMaker
-from tests.synth.test_synth import tree_digest
+from tests.synth.digest import tree_digest
 
 # tree_digest of `generate(.../demo7, seed=7, damage=True)` (demo scale) by the generator
 # without shapes: first at d4c3350, then (a deliberate change: the demo tree gained the
