@@ -282,8 +282,17 @@ def cache_dir_name(file_id: str, sha: str, parser: str, keep_images: bool,
 
 
 def publish_dir(tmp: Path, final: Path) -> None:
-    shutil.rmtree(final, ignore_errors=True)
+    """Put the staged directory tmp in place as final. An entry already there (staged again
+    by --full) is moved aside first and removed after: removed first, a Ctrl-C during the
+    removal left the file with no entry at all, to be parsed again by the next ingest."""
+    if not final.exists():
+        os.replace(tmp, final)
+        return
+    old = final.with_name(f".tmp-{final.name}-old-{os.getpid()}")
+    shutil.rmtree(old, ignore_errors=True)
+    os.replace(final, old)
     os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def primary_rows(kind: str, counts: dict[str, int]) -> int:
