@@ -379,9 +379,10 @@ def alive(pid: int) -> bool:
 def prune_cache(cache_root: Path, keep: set[str | None], named_before: set[str]) -> list[str]:
     """Delete what this tool made in the cache and no longer needs: entries not in keep
     that carry ENTRY_MARKER or that the previous index named (entries written before the
-    marker existed), staging directories of dead workers, index files half written by dead
-    ingests. Anything else is left alone: returns the names of what was (the cache may be a
-    link to a scratch directory holding other things)."""
+    marker existed), staging directories of dead workers (empty ones too: killed before
+    the marker), index files half written by dead ingests. Anything else is left alone:
+    returns the names of what was (the cache may be a link to a scratch directory holding
+    other things)."""
     left_alone = []
     for path in sorted(cache_root.iterdir()):
         name = path.name
@@ -392,16 +393,37 @@ def prune_cache(cache_root: Path, keep: set[str | None], named_before: set[str])
             if pid.isdigit() and (int(pid) == os.getpid() or not alive(int(pid))):
                 path.unlink(missing_ok=True)
                 continue
-        if path.is_symlink() or not path.is_dir() or not (
-                name in named_before or (path / ENTRY_MARKER).is_file()):
+        if path.is_symlink() or not path.is_dir():
             left_alone.append(name)
             continue
-        if name.startswith(".tmp-"):
-            pid = name.rsplit("-", 1)[-1]
-            if pid.isdigit() and int(pid) != os.getpid() and alive(int(pid)):
-                continue  # a live worker of another process
+        pid = name.rsplit("-", 1)[-1] if name.startswith(".tmp-") else ""
+        live = pid.isdigit() and int(pid) != os.getpid() and alive(int(pid))
+        if pid.isdigit() and not live and _empty(path):
+            # A worker killed between making its staging directory and marking it: rmdir
+            # removes nothing but an empty directory.
+            _rmdir(path)
+            continue
+        if not (name in named_before or (path / ENTRY_MARKER).is_file()):
+            left_alone.append(name)
+            continue
+        if live:
+            continue  # a live worker of another process
         shutil.rmtree(path, ignore_errors=True)
     return left_alone
+
+
+def _empty(directory: Path) -> bool:
+    try:
+        return not any(os.scandir(directory))
+    except OSError:
+        return False
+
+
+def _rmdir(directory: Path) -> None:
+    try:
+        directory.rmdir()
+    except OSError:
+        pass
 
 
 def named_by(index: dict[str, Any]) -> set[str]:

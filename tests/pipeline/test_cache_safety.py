@@ -135,6 +135,10 @@ def test_the_ingest_deletes_nothing_it_did_not_make(tmp_path: Path) -> None:
     (scratch / "someone_else" / "deep" / "data.bin").write_bytes(b"keep me")
     (scratch / "0123456789abcdef-notmine").mkdir()
     (scratch / ".tmp-0123456789abcdef-1").mkdir()  # named like a worker's, not made by one
+    dead = 2**22 + 12345  # above any pid this machine hands out
+    (scratch / f".tmp-0123456789abcdef-{dead}").mkdir()  # a worker killed before its marker
+    (scratch / f".tmp-fedcba9876543210-{dead}").mkdir()  # ... not empty: not a worker's
+    (scratch / f".tmp-fedcba9876543210-{dead}" / "data.bin").write_bytes(b"keep me")
     (scratch / "notes.txt").write_text("keep me")
     cache_of(db).symlink_to(scratch)
     run_etl("ingest", str(root), "--db", str(db), "--quiet")
@@ -148,8 +152,10 @@ def test_the_ingest_deletes_nothing_it_did_not_make(tmp_path: Path) -> None:
     assert (scratch / "notes.txt").read_text() == "keep me"
     assert (scratch / "0123456789abcdef-notmine").is_dir()
     assert (scratch / ".tmp-0123456789abcdef-1").is_dir()
+    assert (scratch / f".tmp-fedcba9876543210-{dead}" / "data.bin").read_bytes() == b"keep me"
+    assert not (scratch / f".tmp-0123456789abcdef-{dead}").exists()
     notes = [line for line in proc.stderr.splitlines() if "did not make" in line]
-    assert len(notes) == 1 and "4 entries" in notes[0], proc.stderr
+    assert len(notes) == 1 and "5 entries" in notes[0], proc.stderr
     ours_after = {p.name for p in scratch.iterdir() if (p / ".etl-cache-entry").is_file()}
     assert ours_before - ours_after, "the staged copy of the rewritten file is pruned"
     assert cache_of(db).is_symlink()
