@@ -306,9 +306,11 @@ class SpecialFilesystems:
         return device in self.devices
 
     def on_the_way(self, path: str) -> bool:
-        """Whether resolving path (absolute) passes through a special file system: a link
-        to /proc/self/cwd ends in an ordinary directory, but by way of /proc. Raises
-        OSError for a loop of links."""
+        """Whether resolving path (absolute) follows a link that lives on a special file
+        system: /proc/self/cwd ends in an ordinary directory, but by way of a link of
+        /proc (so do /dev/fd and /dev/stdin). A plain directory of one on the way is no
+        matter (/dev/shm is a file system of its own); where the path ends is the caller's
+        to check. Raises OSError for a loop of links."""
         parts = deque(path.split("/"))
         resolved, hops = "/", 0
         while parts:
@@ -323,9 +325,9 @@ class SpecialFilesystems:
                 st = os.lstat(candidate)
             except OSError:
                 return False  # missing: nothing there to read
-            if st.st_dev in self.devices:
-                return True
             if stat.S_ISLNK(st.st_mode):
+                if st.st_dev in self.devices:
+                    return True
                 hops += 1
                 if hops > _MAX_LINK_HOPS:
                     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)

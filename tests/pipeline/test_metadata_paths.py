@@ -174,6 +174,24 @@ def test_metadata_is_read_inside_the_tree_and_the_directories_it_links_to_only(
     assert linked == 4
 
 
+def test_a_tree_on_dev_shm_is_an_ordinary_tree(tmp_path: Path) -> None:
+    """/dev is a special file system but /dev/shm, below it, is a tmpfs of its own: a tree
+    there is read (the fuzz tests keep theirs there), and a file of /dev is not."""
+    if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
+        pytest.skip("no writable /dev/shm")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
+        root = Path(shm) / "tree"
+        small_tree(root)
+        (root / RUN / "status.json").write_text('{"returncode": 0}')
+        (root / RUN / "cmd.txt").symlink_to("/dev/null")
+        db = tmp_path / "w.duckdb"
+        run_ingest(root, db, IngestOptions(jobs=1))
+        assert f"{RUN}/status.json" in loaded_paths(db)
+        assert "special file system" in rejects_of(db)[f"{RUN}/cmd.txt"]
+
+
 def test_a_link_retargeted_after_the_walk_is_not_read(tmp_path: Path) -> None:
     """The walk vets a file; the stage reads it only while the path still names that file,
     so a link retargeted in between (to /proc/self/environ) is not followed."""
