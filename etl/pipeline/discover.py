@@ -372,8 +372,9 @@ def _readlink(path: Path) -> str:
 
 # Files a tree may link in from anywhere: the writer's own staging of external runs
 # (analysis/ingest_external_results.py) symlinks their results.jsonl and scored.jsonl into
-# the tree. They are read as records; no excerpt of their damaged lines is kept
-# (FileInfo.outside). Any other file is read only inside the tree.
+# the tree (and Inspect AI logs, of RESULT_KINDS, are records too). They are read as
+# records; no excerpt of their damaged lines is kept (FileInfo.outside). Any other file is
+# read only inside the tree.
 OUTSIDE_LINK_KINDS = RESULT_KINDS | {"scored", "rescored", "per_question"}
 
 
@@ -448,6 +449,7 @@ def discover(root: str | Path) -> Discovery:
         derived = analysis_kind(parts)
         if derived is None and _inspect_log(parts, abs_path):
             _inspect_run(info, real, result)  # a run of its own, at any depth
+            info.outside = outside  # a record file: read from anywhere, never quoted
             result.files.append(info)
             continue
         run_rel = None if derived else _classify(info, parts, result, nested_archives)
