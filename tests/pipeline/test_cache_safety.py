@@ -176,6 +176,32 @@ def test_entries_of_a_cache_made_before_the_markers_are_pruned(tmp_path: Path) -
     assert len(before - after) == 1 and not summary.warnings
 
 
+def test_an_inspect_log_s_entry_is_this_tool_s_too(inspect_tree: tuple[Path, dict[str, Path]],
+                                                  tmp_path: Path) -> None:
+    """An Inspect AI log is staged into a directory of its own making: it carries the marker,
+    so once the index that named it is lost (a disk that filled as it was written) the entry
+    of the log's earlier state is still pruned, not kept for good with a note on every
+    ingest."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    full = read_eval_log(str(inspect_tree[1]["agentic"]))
+    started = full.model_copy(deep=True)
+    started.status, started.results, started.samples = "started", None, full.samples[:8]
+    root, db = tmp_path / "logs", tmp_path / "w.duckdb"
+    root.mkdir()
+    write_eval_log(started, str(root / "running.eval"))
+    run_ingest(root, db, IngestOptions(jobs=1))
+    before = {p.name for p in cache_of(db).iterdir()} - {"index.json"}
+    assert len(before) == 1, before
+    (cache_of(db) / "index.json").unlink()
+    write_eval_log(full, str(root / "running.eval"))  # the evaluation finished
+    summary = run_ingest(root, db, IngestOptions(jobs=1))
+    assert not [w for w in summary.warnings if "did not make" in w], summary.warnings
+    after = {p.name for p in cache_of(db).iterdir()} - {"index.json"}
+    assert len(after) == 1 and not before & after, (before, after)
+    assert results_of(db) == 18
+
+
 def test_the_cache_is_private(tmp_path: Path) -> None:
     """The cache holds the unredacted rows: its directories are 0700, its files 0600,
     however permissive the umask, with one worker and with several."""
