@@ -211,8 +211,9 @@ def format_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def _md_cell(text: str) -> str:
-    # A pipe would end the cell and a newline the row; both are escaped the GitHub way.
-    return (
+    # A pipe would end the cell and a newline the row; both are escaped the GitHub way. Any
+    # other control character (ESC from a directory name) is escaped as in a table cell.
+    return one_line(
         text.replace("\\", "\\\\")
         .replace("|", "\\|")
         .replace("\r\n", "<br>")

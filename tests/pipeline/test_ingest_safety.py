@@ -199,3 +199,26 @@ def test_control_characters_of_names_and_link_targets_are_escaped(tmp_path: Path
     assert "missing\\x1b]0;pwned\\x07target" in refused.stderr
     assert ".hidden\\x1b]0;pwned\\x07" in forced.stderr
     assert "notes\\x1b]0;pwned\\x07.txt" in checked.stdout
+
+
+def test_run_ids_holding_control_characters_are_escaped_by_the_readers(tmp_path: Path
+                                                                        ) -> None:
+    """A run id is a directory of the tree: one holding ESC / BEL reaches the terminal
+    escaped in `etl compare`'s summary line and in a Markdown table, as in a plain table."""
+    from tests.wide_tree import write_wide_tree
+
+    root, db = tmp_path / "tree", tmp_path / "w.duckdb"
+    write_wide_tree(root, n_runs=2, n_questions=5)
+    board = root / "ehr_bench/oneshot/full1800"
+    (board / "model_00001").rename(board / "model_\x1b]0;pwned\x07")
+    run_etl("ingest", str(root), "--db", str(db), "--quiet")
+    run_a, run_b = (f"ehr_bench/oneshot/full1800/{name}"
+                    for name in ("model_00000", "model_\x1b]0;pwned\x07"))
+    compared = run_etl("compare", run_a, run_b, "--db", str(db))
+    listed = run_etl("query", "--db", str(db), "--format", "md",
+                     "SELECT run_id FROM runs ORDER BY run_id")
+    for proc in (compared, listed):
+        shown = proc.stdout + proc.stderr
+        assert "\x1b" not in shown and "\x07" not in shown, repr(shown)
+        assert "model_\\x1b]0;pwned\\x07" in shown, shown
+    assert " vs ehr_bench/oneshot/full1800/model_\\x1b]0;pwned\\x07:" in compared.stdout
