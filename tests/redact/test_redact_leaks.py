@@ -64,7 +64,12 @@ def _hostile_ids() -> dict[str, int]:
              "cmd_number", "record_number", "record_list", "hier_key", "classifier_qid",
              # reached through links: a linked run directory, a file linked inside the tree
              "linked_subject", "linked_hadm", "linked_summary", "linked_cmd",
-             "linked_file_number"]
+             "linked_file_number",
+             # the other kinds of the demo tree and an Inspect AI log (plant_other_kinds)
+             "rescored_number", "rescored_list", "vocab_number", "vocab_list",
+             "multi_number", "repair_number", "repaired_qid", "repaired_status",
+             "inspect_qid_subject", "inspect_qid_hadm", "inspect_patient", "inspect_hadm",
+             "inspect_stay", "inspect_key", "inspect_eval_patient", "inspect_eval_list"]
     return {name: 90_000_001 + 1_000 * i for i, name in enumerate(names)}
 
 
@@ -229,6 +234,61 @@ def plant_ids_everywhere(root: Path) -> None:
     (external / "status.json").write_text(json.dumps(
         {"returncode": 0, "hadm_id": ids["linked_file_number"]}))
     (root / LINKED_RUN).symlink_to(external)
+    plant_other_kinds(root)
+
+
+def _edit_json(path: Path, **values: Any) -> None:
+    document = json.loads(path.read_text())
+    document.update(values)
+    path.write_text(json.dumps(document))
+
+
+def _edit_first_line(path: Path, **values: Any) -> None:
+    lines = path.read_bytes().split(b"\n")
+    lines[0] = json.dumps({**json.loads(lines[0]), **values}).encode()
+    path.write_bytes(b"\n".join(lines))
+
+
+def plant_other_kinds(root: Path) -> None:
+    """Ids in the kinds of file the hostile run does not hold, in the demo tree's own files
+    (a rescored.jsonl and its summary_vocab.json, the multi-model run's summary, the helper
+    outputs of the run linked from outside the tree), and in an Inspect AI log: as numbers
+    and lists of them where the kind keeps numbers, as strings where it keeps only text."""
+    ids = IDS
+    scored = root / "mm_bench/agentic/scored/claude_opus_4_6"
+    _edit_first_line(scored / "rescored.jsonl", subject_id=ids["rescored_number"],
+                     hadm_ids=[ids["rescored_list"]])
+    _edit_json(scored / "summary_vocab.json", worst_subject_id=ids["vocab_number"],
+               subject_ids=[ids["vocab_list"]])
+    (multi,) = root.glob("mm_bench/agentic/full2703/_multi_eval_raw/*/summary.json")
+    _edit_json(multi, worst_patient_id=ids["multi_number"])
+    helpers = root / "agent_ehr_bench/agentic/subset600/claude_opus_4_6"  # linked in
+    _edit_json(helpers / "results.repaired.summary.json", subject_id=ids["repair_number"])
+    _edit_first_line(helpers / "results.repaired.jsonl",  # its rows keep only text
+                     qid=f"labevents_{ids['repaired_qid']}_1",
+                     status=f"error on {ids['repaired_status']}")
+    plant_inspect_log(root / "inspect_logs")
+
+
+def plant_inspect_log(directory: Path) -> None:
+    """An Inspect AI log (written by Inspect itself) whose sample ids spell patient ids and
+    whose sample and task metadata hold them as numbers, lists, strings and keys."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from tests.inspect_logs import write_log
+
+    ids = IDS
+    qid = f"labevents_{ids['inspect_qid_subject']}_{ids['inspect_qid_hadm']}"
+    path = write_log(directory, ids=[qid, "q_plain"], epochs=1,
+                     patients={qid: ids["inspect_patient"], "q_plain": ids["inspect_patient"]})
+    log = read_eval_log(str(path))
+    for sample in log.samples or []:
+        sample.metadata = {**(sample.metadata or {}), "hadm_ids": [ids["inspect_hadm"]],
+                           "stay_id": str(ids["inspect_stay"]),
+                           str(ids["inspect_key"]): "seen"}
+    log.eval.metadata = {"patient_id": ids["inspect_eval_patient"],
+                         "cohort": {"subject_ids": [ids["inspect_eval_list"]]}}
+    write_eval_log(log, str(path))
 
 
 # -- the builds ----------------------------------------------------------------------------
