@@ -173,3 +173,51 @@ def test_a_spill_directory_left_by_a_killed_ingest_is_removed(tmp_path: Path) ->
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert not spill.exists() and not (tmp_path / f"w.duckdb.tmp-{dead}").exists()
     assert _results(db) == 10
+
+
+def test_control_characters_of_names_and_link_targets_are_escaped(tmp_path: Path) -> None:
+    """A link target or a file name holding ESC or BEL would retitle the terminal (or worse)
+    if printed raw: the refusal, the --force warning, the notes on skipped directories and
+    `etl check`'s list of rejects show each such character as its escape."""
+    root = _tree(tmp_path, 1)
+    run = root / "ehr_bench/oneshot/smoke20/model_00000"
+    title = "\x1b]0;pwned\x07"
+    (run / "cmd.txt").symlink_to(tmp_path / f"missing{title}target")
+    (root / f".hidden{title}").mkdir()
+    (run / f"notes{title}.txt").symlink_to("/proc/self/environ")
+    raw = ("\x1b", "\x07")
+    refused = run_etl("ingest", str(root), "--db", str(tmp_path / "w.duckdb"), check=False)
+    assert refused.returncode == 7
+    forced = run_etl("ingest", str(root), "--db", str(tmp_path / "w.duckdb"), "--force",
+                     "--quiet")
+    checked = run_etl("check", str(root), "--force")
+    for proc in (refused, forced, checked):
+        shown = proc.stdout + proc.stderr
+        assert not any(c in shown for c in raw), repr(shown)
+        assert "\\x1b]0;pwned\\x07" in shown, shown
+    assert "missing\\x1b]0;pwned\\x07target" in refused.stderr
+    assert ".hidden\\x1b]0;pwned\\x07" in forced.stderr
+    assert "notes\\x1b]0;pwned\\x07.txt" in checked.stdout
+
+
+def test_run_ids_holding_control_characters_are_escaped_by_the_readers(tmp_path: Path
+                                                                        ) -> None:
+    """A run id is a directory of the tree: one holding ESC / BEL reaches the terminal
+    escaped in `etl compare`'s summary line and in a Markdown table, as in a plain table."""
+    from tests.wide_tree import write_wide_tree
+
+    root, db = tmp_path / "tree", tmp_path / "w.duckdb"
+    write_wide_tree(root, n_runs=2, n_questions=5)
+    board = root / "ehr_bench/oneshot/full1800"
+    (board / "model_00001").rename(board / "model_\x1b]0;pwned\x07")
+    run_etl("ingest", str(root), "--db", str(db), "--quiet")
+    run_a, run_b = (f"ehr_bench/oneshot/full1800/{name}"
+                    for name in ("model_00000", "model_\x1b]0;pwned\x07"))
+    compared = run_etl("compare", run_a, run_b, "--db", str(db))
+    listed = run_etl("query", "--db", str(db), "--format", "md",
+                     "SELECT run_id FROM runs ORDER BY run_id")
+    for proc in (compared, listed):
+        shown = proc.stdout + proc.stderr
+        assert "\x1b" not in shown and "\x07" not in shown, repr(shown)
+        assert "model_\\x1b]0;pwned\\x07" in shown, shown
+    assert " vs ehr_bench/oneshot/full1800/model_\\x1b]0;pwned\\x07:" in compared.stdout
