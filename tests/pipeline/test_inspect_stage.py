@@ -11,7 +11,8 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from tests.conftest import run_etl
 
-SAMPLE_TABLES = ("results", "messages", "tool_calls", "question_scores", "token_usage")
+SAMPLE_TABLES = ("results", "messages", "tool_calls", "question_scores", "token_usage",
+                 "call_failures", "result_checks")
 
 
 def _table(db: Path, table: str) -> list[tuple]:
