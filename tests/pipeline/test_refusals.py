@@ -378,7 +378,7 @@ def _accepted_by_the_rule(directory: Path) -> bool:
        loose_file=st.booleans())
 @example(paths=[["x", "tree", "x", "ehr_bench"], ["tree", "x"]], loose_file=False)  # 3 down
 @example(paths=[[".git", "ehr_bench"], ["x", ".git", "mm_bench"]], loose_file=True)  # hidden
-@settings(max_examples=examples(100), deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_any_layout_is_refused_exactly_when_no_child_is_a_benchmark_directory(
         paths: list[list[str]], loose_file: bool) -> None:
     from etl.pipeline.errors import NotAResultsRoot
