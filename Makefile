@@ -16,7 +16,7 @@ TEST_STAMP  := $(VENV)/.installed-test
 BENCH_STAMP := $(VENV)/.installed-bench
 MAKE_VENV   := test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 
-.PHONY: help venv ingest demo test lint bench bench-serve bench-width serve report clean fuzz \
+.PHONY: help venv ingest demo test lint bench bench-serve bench-width serve report clean fuzz crawl \
 	wheel-check
 
 help:
@@ -27,7 +27,9 @@ help:
 	@echo "make lint              ruff"
 	@echo "make bench             the ingest vs the parse floor and a naive load, on two tree shapes"
 	@echo "make report            write build/report.html from $(DB)"
-	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20)"
+	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20),"
+	@echo "                       then SURFACE_EXAMPLES (25) trees through every surface"
+	@echo "make crawl             follow every link of the explorer on the demo tree"
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 	@echo "make serve             browse $(DB) at http://127.0.0.1:8765/ (etl serve)"
 	@echo "make bench-serve       page latencies of etl serve on a bench-scale warehouse"
@@ -84,14 +86,31 @@ bench: $(BENCH_STAMP)
 # A long randomized run of the ingest fuzzer (make test runs a fixed, derandomized budget);
 # a failing tree lands in .fuzz-failures/ (see tests/fuzz_run.py to keep it as a test).
 FUZZ_MINUTES ?= 20
+# Trees the surfaces-agree property draws after the fuzzing (make test draws 3).
+SURFACE_EXAMPLES ?= 25
 fuzz: $(TEST_STAMP)
 	$(BIN)/python -m tests.fuzz_run --minutes $(FUZZ_MINUTES)
+	ETL_SURFACE_EXAMPLES=$(SURFACE_EXAMPLES) $(BIN)/python -m pytest -q -p no:randomly \
+		tests/views/test_surfaces_agree.py -k every_surface
 
 wheel-check:
 	PYTHON=$(PYTHON) .ci/wheel-check
 
 serve: $(RUN_STAMP)
 	$(BIN)/etl serve --db $(DB)
+
+# Every link of the explorer, followed from its front page, on the demo tree clean and
+# damaged, images kept (about 20,000 pages each; `make test` crawls a small copy of the demo
+# tree in full and ten pages of each kind of the demo tree): exit 1 when one does not answer
+# 200.
+crawl: $(TEST_STAMP)
+	rm -rf build/crawl && mkdir -p build/crawl
+	$(BIN)/etl synth build/crawl/clean --scale demo --seed 11
+	$(BIN)/etl synth build/crawl/damaged --scale demo --seed 11 --damage
+	$(BIN)/etl ingest build/crawl/clean --db build/crawl/clean.duckdb --keep-images --quiet
+	$(BIN)/etl ingest build/crawl/damaged --db build/crawl/damaged.duckdb --keep-images --quiet
+	$(BIN)/python -m tests.serve.crawl --db build/crawl/clean.duckdb
+	$(BIN)/python -m tests.serve.crawl --db build/crawl/damaged.duckdb
 
 # Width: 100 runs of one board and 20,000 run directories, timed, peak memory against the
 # bound of docs/SAFETY.md (long: the 20,000 directories take minutes). WIDTH_ARGS are passed

@@ -1,4 +1,4 @@
-"""Every filter a reader takes (benchmark, mode, split, model, scorer, run), checked against
+"""Every filter a reader takes (benchmark, mode, split, model, scorer, run, task), checked against
 the warehouse before a query runs: an unknown value raises UnknownName naming the closest
 valid values (an empty table for a typo would look like "no data"), and a model given by its
 display name or any alias becomes its canonical key through the one table of model names
@@ -25,6 +25,7 @@ VALUES_SQL: dict[str, str] = {
     "mode": "SELECT DISTINCT mode FROM runs WHERE mode IS NOT NULL",
     "split": "SELECT DISTINCT split FROM runs WHERE split IS NOT NULL",
     "run": "SELECT run_id FROM runs",
+    "task": "SELECT DISTINCT task FROM results WHERE task IS NOT NULL",
     # every scorer with rows, and those a leaderboard can be shown with
     "scorer": "SELECT DISTINCT scorer FROM question_scores WHERE scorer IS NOT NULL",
     "board scorer": "SELECT DISTINCT scorer FROM leaderboard_scorers",
@@ -112,11 +113,12 @@ class Filters:
     model: str | None = None
     run: str | None = None
     scorer: str | None = None
+    task: str | None = None
 
 
 def check_filters(con: duckdb.DuckDBPyConnection, *, benchmark: Any = None, mode: Any = None,
                   split: Any = None, model: Any = None, run: Any = None, scorer: Any = None,
-                  board_scorer: bool = False) -> Filters:
+                  board_scorer: bool = False, task: Any = None) -> Filters:
     """Each given filter checked against the warehouse (None: not filtered). model is
     resolved to its key; scorer must have rows in question_scores, or a leaderboard board
     when board_scorer. Raises UnknownName (or WarehouseError for an ambiguous model)."""
@@ -129,4 +131,5 @@ def check_filters(con: duckdb.DuckDBPyConnection, *, benchmark: Any = None, mode
         run=_checked(con, "run", run),
         scorer=(check_board_scorer(con, scorer) if board_scorer
                 else _checked(con, "scorer", scorer)),
+        task=_checked(con, "task", task),
     )

@@ -161,7 +161,7 @@ SELECT
     benchmark, mode, rank, rank_group, model, n_questions, score, ci_low, ci_high, present,
     expected, coverage, low_coverage, scorer AS score_source, display_name, split, run_id,
     ci_naive_low, ci_naive_high, n_clusters, design_effect, single_cluster, most_present,
-    usual_scorer, other_scorer, scored_elsewhere, score_file
+    scorer, usual_scorer, other_scorer, scored_elsewhere, score_file
 FROM board_rows
 WHERE board_scorer = 'default' AND question_set = 'all';
 
@@ -189,6 +189,7 @@ COMMENT ON COLUMN leaderboard_ranked.n_clusters IS 'Distinct patients among the 
 COMMENT ON COLUMN leaderboard_ranked.design_effect IS '(se_clustered / se_naive)^2 (board_cells.design_effect).';
 COMMENT ON COLUMN leaderboard_ranked.single_cluster IS 'True when every question is of one patient (no default interval).';
 COMMENT ON COLUMN leaderboard_ranked.most_present IS 'The most questions a run of the board has.';
+COMMENT ON COLUMN leaderboard_ranked.scorer IS 'Same as score_source: the scorer that made the number.';
 COMMENT ON COLUMN leaderboard_ranked.usual_scorer IS 'The scorer most runs of the board were scored by (ties: the first by name).';
 COMMENT ON COLUMN leaderboard_ranked.other_scorer IS 'True when the run was scored by another scorer than the board''s usual one.';
 COMMENT ON COLUMN leaderboard_ranked.scored_elsewhere IS 'True for a scored-only run (runs.scored_elsewhere).';
