@@ -17,6 +17,22 @@ from etl.scoring import SCORERS as REGISTRY
 SCORERS: dict[str, tuple[str, str]] = {s.name: (s.title, s.description) for s in REGISTRY}
 
 
+# The scores of an Inspect AI log (etl/extract/inspect_logs.py), whatever its scorer is
+# called: how a value becomes a number, in words (Inspect's value_to_float).
+INSPECT_VALUE_RULE = (
+    "Each sample's score as the log holds it, made a number as Inspect's value_to_float "
+    "does: C (correct) 1, P (partial) 0.5, I (incorrect) and N (no answer) 0, yes / true 1, "
+    "no / false 0, numbers and numeric text as they are, anything else 0; the board "
+    "averages them per question over its epochs, then over questions, as Inspect's "
+    "accuracy does with its default mean reducer.")
+
+
+def inspect_scorer_words(scorer: str) -> tuple[str, str]:
+    """(title, description) of a scorer of an Inspect log (table scorers)."""
+    return (f"Inspect scorer {scorer}",
+            f"The scores Inspect's scorer {scorer} wrote into the log. " + INSPECT_VALUE_RULE)
+
+
 def scorer_name(scorer: str | None) -> str:
     """The scorer in a few words (the key itself for a scorer this module does not know)."""
     if scorer is None:

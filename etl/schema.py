@@ -104,8 +104,8 @@ def fingerprint(paths: list[Path]) -> str:
 ROW_MODULES = ("__init__.py", "archive.py", "benchmarks.py", "models.py", "normalize.py",
                "read.py", "schema.py", "statuses.py", "tasks.py", "values.py",
                "pipeline/__init__.py", "pipeline/copies.py", "pipeline/discover.py",
-               "pipeline/emitter.py", "pipeline/plan.py", "pipeline/segments.py",
-               "pipeline/stage.py")
+               "pipeline/emitter.py", "pipeline/inspect_stage.py", "pipeline/plan.py",
+               "pipeline/segments.py", "pipeline/stage.py")
 # Packages whose every module is on the staging path: the extractors and the scorers (a new
 # module of either is in the key without an edit here).
 ROW_PACKAGES = ("extract", "scoring")

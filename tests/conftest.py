@@ -57,3 +57,28 @@ def wide_db(demo_tree: tuple[Path, dict], tmp_path_factory: pytest.TempPathFacto
     db = root.parent / "wide.duckdb"
     run_etl("ingest", str(root), "--db", str(db), "--quiet")
     return db, planted
+
+
+@pytest.fixture(scope="session")
+def inspect_tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    """(root, logs) of a directory of two Inspect AI logs written by the real Inspect library
+    (tests/inspect_logs.py): `agentic`, an .eval log of mockllm/model offered a tool (some
+    calls fail), and `oneshot`, a .json log of mockllm/claude-opus-4-6 without tools whose
+    headline scorer has a clustered stderr. 6 samples, 3 epochs each."""
+    from tests.inspect_logs import write_log
+
+    root = tmp_path_factory.mktemp("inspect") / "logs"
+    logs = {"agentic": write_log(root / "agentic"),
+            "oneshot": write_log(root / "nested" / "oneshot", fmt="json",
+                                 model="mockllm/claude-opus-4-6", tools=False,
+                                 partial_first=True)}
+    return root, logs
+
+
+@pytest.fixture(scope="session")
+def inspect_db(inspect_tree: tuple[Path, dict[str, Path]],
+               tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Inspect logs of inspect_tree ingested (do not modify it: copy it first)."""
+    db = tmp_path_factory.mktemp("inspect-db") / "warehouse.duckdb"
+    run_etl("ingest", str(inspect_tree[0]), "--db", str(db), "--quiet")
+    return db

@@ -18,6 +18,7 @@ from etl.board_history import changes_since_last_ingest
 from etl.cli.errors import EtlCommand
 from etl.cli.options import BUILD_HELP, db_option
 from etl.connection import open_warehouse
+from etl.extract.inspect_logs import InspectKeys
 from etl.pipeline.ingest import SEE_REJECTS, IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.load import LOAD_MEMORY_LIMIT, memory_limit_problem
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
@@ -56,6 +57,18 @@ def _say_on_stderr(message: str) -> None:
 def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> IngestSummary:
     return run_ingest(root, db, options, progress=ProgressBar() if progress else None,
                       notify=_say_on_stderr)
+
+
+def _task_map(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """TASK=BENCHMARK pairs, or a usage error naming the one that is not."""
+    pairs = []
+    for value in values:
+        task, sep, benchmark = value.partition("=")
+        if not sep or not task.strip() or not benchmark.strip():
+            raise click.BadParameter(f"{value!r}: expected TASK=BENCHMARK, e.g. "
+                                     "ehr_qa=ehr_bench")
+        pairs.append((task.strip(), benchmark.strip()))
+    return tuple(pairs)
 
 
 def check_memory_limit(value: str) -> str:
@@ -110,12 +123,25 @@ def check_memory_limit(value: str) -> str:
 @click.option("--stop-after-idle", type=click.FloatRange(min=0), default=None,
               help="With --watch: stop once nothing has changed for this many seconds "
                    "since the last ingest.")
+@click.option("--inspect-benchmark", "inspect_benchmarks", multiple=True,
+              metavar="TASK=BENCHMARK", callback=lambda ctx, param, value: _task_map(value),
+              help="Inspect AI logs: the benchmark of an Inspect task (repeatable; default: "
+                   "the task name itself), e.g. ehr_qa=ehr_bench puts its runs on the "
+                   "ehr_bench boards.")
+@click.option("--inspect-task-key", metavar="KEY",
+              help="Inspect AI logs: the sample metadata key that names each sample's task "
+                   "(default: the Inspect task name).")
+@click.option("--cluster-key", metavar="KEY",
+              help="Inspect AI logs: the sample metadata key that names the patient, for "
+                   "the clustered statistics (default: subject_id when a sample has it).")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
                    quiet: bool, in_progress_seconds: float, memory_limit: str, force: bool,
                    summary_json: Path | None,
                    watch_tree: bool, poll_seconds: float, settle_seconds: float,
-                   max_ingests: int | None, stop_after_idle: float | None) -> None:
+                   max_ingests: int | None, stop_after_idle: float | None,
+                   inspect_benchmarks: tuple[tuple[str, str], ...],
+                   inspect_task_key: str | None, cluster_key: str | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
 
     Every results / scores / summary file under ROOT is parsed (in parallel, cached by
@@ -148,6 +174,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     parsed from its last complete line on. With --watch the command keeps ingesting as
     files change (exit 0 once --max-ingests or --stop-after-idle is reached, 130 on
     Ctrl-C); readers of --db are never blocked.
+
+    ROOT may also hold Inspect AI logs (*.eval, *.json), at any depth, or be a directory
+    of them alone: each log is a run (needs the inspect extra; see the --inspect-* options).
     """
     if redact and not redact_key:
         raise click.UsageError("--redact needs --redact-key (or ETL_REDACT_KEY): the ids are "
@@ -155,7 +184,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             in_progress_seconds=in_progress_seconds,
-                            memory_limit=memory_limit, force=force)
+                            memory_limit=memory_limit, force=force,
+                            inspect=InspectKeys(inspect_benchmarks, inspect_task_key,
+                                                cluster_key))
     if watch_tree and summary_json is not None:
         raise click.UsageError("--summary-json writes the figures of one ingest; it does "
                                "not go with --watch.")

@@ -47,6 +47,9 @@ class ParseOptions:
     # so it is staged bare (etl/pipeline/copies.py)
     skip_keys: frozenset[tuple[str, int]] = frozenset()
     segment: Segment | None = None  # None: the whole file
+    # How an Inspect AI log's facts become keys (etl/extract/inspect_logs.py InspectKeys,
+    # from etl ingest's --inspect-* and --cluster-key options); None: the defaults
+    inspect: Any = None
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from etl.benchmarks import FULL_SPLITS, SPLIT_SIZES
 from etl.extract import FileInfo
+from etl.extract.inspect_logs import INSPECT_LOG_KIND, is_inspect_log
 from etl.models import canonical_model
 from etl.pipeline.copies import COPY_RANK, RESULT_KINDS
 
@@ -280,6 +281,10 @@ def discover(root: str | Path) -> Discovery:
         st = abs_path.stat()
         info.size_bytes, info.mtime_ns = st.st_size, st.st_mtime_ns
         derived = analysis_kind(parts)
+        if derived is None and _inspect_log(parts, abs_path):
+            _inspect_run(info, real, result)  # a run of its own, at any depth
+            result.files.append(info)
+            continue
         run_rel = None if derived else _classify(info, parts, result, nested_archives)
         if derived:
             info.kind = derived
@@ -304,6 +309,48 @@ def discover(root: str | Path) -> Discovery:
         if info.run_id in result.runs:
             result.runs[info.run_id].n_files += 1
     return result
+
+
+def _inspect_log(parts: list[str], abs_path: Path) -> bool:
+    """An Inspect AI log: a file no name rule of the ClinSeek tree claims (a summary.json
+    stays a summary) that Inspect's own rule takes for a log (etl/extract/inspect_logs.py)."""
+    return classify_kind(parts[-1:]) == "other" and is_inspect_log(parts[-1], abs_path)
+
+
+def _inspect_run(info: FileInfo, real: str, disc: Discovery) -> None:
+    """An Inspect log is one run: its id is the log's logical path. The keys inside it
+    (benchmark, mode, split, model) are read when it is parsed and given to the run at load
+    (sql/load/inspect_runs.sql)."""
+    info.kind, info.copy_rank = INSPECT_LOG_KIND, COPY_RANK[INSPECT_LOG_KIND]
+    disc.runs[info.path] = RunInfo(
+        run_id=info.path, benchmark=None, mode=None, split=None, model=None, model_dir=None,
+        is_archived=False, archive_name=None, path=info.path, real_path=real,
+        expected_questions=None)
+    info.run_id = info.path
+
+
+def holds_inspect_logs(root: Path, max_dirs: int = 2000) -> bool:
+    """True when an Inspect AI log lies under root, at any depth (hidden directories and
+    virtual environments left out, at most max_dirs directories listed): a directory of
+    Inspect logs is a results root too."""
+    pending, listed = [root], 0
+    while pending and listed < max_dirs:
+        directory = pending.pop()
+        listed += 1
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir():
+                    if skipped_directory_reason(entry.name, Path(entry.path)) is None:
+                        pending.append(Path(entry.path))
+                elif entry.is_file() and _inspect_log([entry.name], Path(entry.path)):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 # ---- run identity: which run a logical path belongs to ------------------------------------

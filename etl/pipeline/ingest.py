@@ -23,6 +23,13 @@ import orjson
 from etl import __version__
 from etl.board_history import record_leaderboard_history
 from etl.extract import FileInfo, load_all
+from etl.extract.inspect_logs import (
+    INSPECT_LOG_KIND,
+    INSTALL_HINT,
+    InspectKeys,
+    inspect_available,
+    inspect_version,
+)
 from etl.pipeline.cache import (
     cache_root_for,
     index_entry,
@@ -41,6 +48,7 @@ from etl.pipeline.discover import (
     MODE_DIRS,
     Discovery,
     discover,
+    holds_inspect_logs,
     is_results_root,
     results_roots_below,
     runs_under,
@@ -110,10 +118,16 @@ class IngestOptions:
     # history (what `etl check` reads is the rows; the derive steps are half of a small
     # build). Only for a database that is thrown away: an update of it would lack them.
     derive: bool = True
+    # How Inspect AI logs' facts become keys (benchmark of a task, task and patient metadata
+    # keys); the defaults when None
+    inspect: InspectKeys | None = None
 
     def content_options(self) -> dict[str, Any]:
         """The options that change what the database contains."""
-        return {"keep_images": self.keep_images, "redact": self.redact}
+        options: dict[str, Any] = {"keep_images": self.keep_images, "redact": self.redact}
+        if self.inspect is not None and not self.inspect.is_default():
+            options["inspect"] = self.inspect.as_json()
+        return options
 
 
 # Where the summary sends a reader for the rejected lines (etl check lists them instead).
@@ -276,11 +290,21 @@ def _prepare(root: Path, db: Path, options: IngestOptions, summary: IngestSummar
     cache_root.mkdir(parents=True, exist_ok=True)
     index = read_index(cache_root)
     parser = parser_fingerprint()
+    n_logs = sum(f.kind == INSPECT_LOG_KIND for f in loadable)
+    if n_logs:
+        # Inspect's reader and the user's keys decide an Inspect log's rows too
+        parser += inspect_parser_suffix(options.inspect)
+        if not inspect_available():
+            summary.warnings.append(
+                f"warning: {n_logs} Inspect AI log{'s' if n_logs > 1 else ''} not loaded "
+                f"(each a row in rejects): reading them needs the inspect extra: "
+                f"{INSTALL_HINT}")
     preferred, secondary = split_preferred(loadable)
 
     def plans(infos: list[FileInfo]) -> list[FilePlan]:
         return [FilePlan(info, keep_images=options.keep_images,
-                         quiet_seconds=options.in_progress_seconds) for info in infos]
+                         quiet_seconds=options.in_progress_seconds, inspect=options.inspect)
+                for info in infos]
 
     content = options.content_options()
     signature = {"tree": _tree_signature(disc), "sql": code_fingerprint(),
@@ -295,11 +319,22 @@ def _prepare(root: Path, db: Path, options: IngestOptions, summary: IngestSummar
                    cache_root=cache_root, parser=parser, signature=signature)
 
 
+def inspect_parser_suffix(keys: InspectKeys | None) -> str:
+    """What the parse cache's key adds for a tree holding Inspect logs: the installed
+    inspect_ai version (its reader decides their rows; absent, they are rejects) and the
+    user's keys. A tree without Inspect logs keeps its key, so adding the first log, or
+    another inspect_ai, parses every file once more (the key is the tree's, not a kind's)."""
+    keys_json = orjson.dumps((keys or InspectKeys()).as_json(), option=orjson.OPT_SORT_KEYS)
+    reader = f"{inspect_available() and inspect_version()}"
+    digest = hashlib.sha256(reader.encode() + keys_json).hexdigest()
+    return f"-i{digest[:8]}"
+
+
 def check_root(root: Path, force: bool) -> list[str]:
     """Refuse a root that holds no benchmark directory (NotAResultsRoot): its files would
     be read as nonsense runs (`demo/tree/ehr_bench/agentic/...` from `demo/` makes a run
     `tree/ehr_bench/agentic/full1800` of seven models). Forced, the refusal is a warning."""
-    if is_results_root(root) is not False:
+    if is_results_root(root) is not False or holds_inspect_logs(root):
         return []
     found = results_roots_below(root)
     layout = (f"  expected:  {root}/{EXPECTED_LAYOUT}\n"

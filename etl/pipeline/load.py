@@ -256,6 +256,7 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
     _load_results(con, parts, redactions)
     crash_point("replaced")
     in_transaction(con, lambda c: _load_scores(c, parts, redactions))
+    con.execute(load_sql("inspect_runs.sql"))  # the runs of Inspect logs take their keys
     con.execute(load_sql("finish.sql"))
     for hook in post_load:
         in_transaction(con, hook)

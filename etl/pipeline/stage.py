@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from etl.extract import FileInfo, ParseOptions
+from etl.extract.inspect_logs import INSPECT_LOG_KIND
 from etl.pipeline.copies import RESULT_KINDS
 from etl.pipeline.emitter import (
     ParquetEmitter,
@@ -28,6 +29,7 @@ from etl.pipeline.emitter import (
     publish_dir,
     write_stats,
 )
+from etl.pipeline.inspect_stage import stage_inspect_log
 from etl.pipeline.plan import FilePlan
 from etl.pipeline.segments import stage_segments
 from etl.read import file_sha256
@@ -44,6 +46,8 @@ def stage_file(plan: FilePlan, cache_root: str, parser: str, ingest_id: str,
     error is the interrupt, not the file's fault."""
     try:
         info = parse_view(plan, Path(cache_root))
+        if info.kind == INSPECT_LOG_KIND:  # by sample, not by line
+            return stage_inspect_log(plan, info, Path(cache_root), parser, ingest_id)
         if info.kind in RESULT_KINDS:
             return stage_segments(plan, info, Path(cache_root), parser, ingest_id)
         return _stage_whole(plan, info, Path(cache_root), parser, ingest_id)
@@ -57,7 +61,8 @@ def parse_view(plan: FilePlan, cache_root: Path) -> FileInfo:
     """The FileInfo the extractor sees: the file, with the parse options of its plan."""
     skip_keys = plan.skip.keys(cache_root) if plan.skip else frozenset()
     return dataclasses.replace(plan.info, parse=ParseOptions(keep_images=plan.keep_images,
-                                                             skip_keys=skip_keys))
+                                                             skip_keys=skip_keys,
+                                                             inspect=plan.inspect))
 
 
 def _stage_whole(plan: FilePlan, info: FileInfo, cache_root: Path, parser: str,

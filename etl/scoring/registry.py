@@ -50,6 +50,9 @@ STATUS_RULES = (AS_SCORED, FAILED_ZERO)
 # score_rule values
 F1 = "f1"
 AUTHORS_UNIFIED = "authors_unified"
+# question_scores.value: the scores read from Inspect AI logs (etl/inspect_board.py gives
+# their scorers this rule; no registry entry has it)
+VALUE = "value"
 SCORE_RULES = (F1, AUTHORS_UNIFIED)
 
 # The file whose every line the line rules score: a run directory's top-level results.jsonl,

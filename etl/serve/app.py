@@ -577,8 +577,9 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
         call["shown_arguments"] = readable_json(call["arguments"])
     scores_table = Table.of(scores)
     scores_table.html_columns = ["leaderboard", "name", "f1", "precision", "recall",
-                                 "exact_match", "n_pred", "n_gold", "what"]
-    scores_table.headers = {"leaderboard": "on the board", "name": "scorer", "f1": "score"}
+                                 "exact_match", "n_pred", "n_gold", "value", "raw_value", "what"]
+    scores_table.headers = {"leaderboard": "on the board", "name": "scorer", "f1": "score",
+                            "value": "value", "raw_value": "as written"}
     scores_table.display = {"leaderboard": lambda r: "✓" if r["leaderboard"] else None,
                             "name": lambda r: f"{r['name']} ({r['scorer']})"}
     return Page("trajectory.html", f"Trajectory {qid} · {rec['display_name']}", crumbs,

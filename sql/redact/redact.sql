@@ -94,7 +94,8 @@ INSERT INTO redactions VALUES
     ('results', 'extra', 'redact_keys(s.extra)'),
     ('messages', 'extra', 'redact_keys(s.extra)'),
     ('tool_calls', 'extra', 'redact_keys(s.extra)'),
-    ('question_scores', 'extra', 'redact_keys(s.extra)');
+    ('question_scores', 'extra', 'redact_keys(s.extra)'),
+    ('inspect_logs', 'extra', 'redact_keys(s.extra)');
 
 -- Text columns kept as loaded, and why they name no patient. table_name NULL: every table.
 -- Names of directories and files are kept (the lineage views compare them): a directory or

@@ -59,13 +59,17 @@ TRINO_FUNCTIONS = frozenset({
 
 # -- the export under test -------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def exported(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("engines") / "parquet"
-    run_etl("export", "--db", str(demo_db), "--parquet", str(out))
+def export_parquet_of(db: Path, out: Path) -> dict[str, Any]:
+    """`etl export --parquet` of db into out: {"out", "manifest"}."""
+    run_etl("export", "--db", str(db), "--parquet", str(out))
     manifest = orjson.loads((out / "manifest.json").read_bytes())
     assert manifest["problems"] == []
     return {"out": out, "manifest": manifest}
+
+
+@pytest.fixture(scope="module")
+def exported(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return export_parquet_of(demo_db, tmp_path_factory.mktemp("engines") / "parquet")
 
 
 @pytest.fixture(scope="module")
