@@ -347,39 +347,20 @@ CREATE OR REPLACE VIEW board_cells AS
 -- question set and level reaches the scan.
 WITH cells AS (
     -- every question once per question set and cell it belongs to ('' stands for a missing
-    -- label, so that the cell keys compare with plain equality)
-    SELECT benchmark, mode, board_scorer, 'all' AS question_set, 'overall' AS level,
-        '' AS task_group, '' AS task, run_id, model, split, scorer, is_default, qid, score,
-        cluster, n_error_runs, n_unscored_runs
-    FROM board_question_scores
-    UNION ALL
-    SELECT benchmark, mode, board_scorer, 'all' AS question_set, 'group' AS level,
-        coalesce(task_group, '') AS task_group, '' AS task, run_id, model, split, scorer,
-        is_default, qid, score, cluster, n_error_runs, n_unscored_runs
-    FROM board_question_scores
-    UNION ALL
-    SELECT benchmark, mode, board_scorer, 'all' AS question_set, 'task' AS level,
-        coalesce(task_group, '') AS task_group, coalesce(task, '') AS task, run_id, model,
-        split, scorer, is_default, qid, score, cluster, n_error_runs, n_unscored_runs
-    FROM board_question_scores
-    UNION ALL
-    SELECT benchmark, mode, board_scorer, 'shared' AS question_set, 'overall' AS level,
-        '' AS task_group, '' AS task, run_id, model, split, scorer, is_default, qid, score,
-        cluster, n_error_runs, n_unscored_runs
-    FROM board_question_scores
-    WHERE shared
-    UNION ALL
-    SELECT benchmark, mode, board_scorer, 'shared' AS question_set, 'group' AS level,
-        coalesce(task_group, '') AS task_group, '' AS task, run_id, model, split, scorer,
-        is_default, qid, score, cluster, n_error_runs, n_unscored_runs
-    FROM board_question_scores
-    WHERE shared
-    UNION ALL
-    SELECT benchmark, mode, board_scorer, 'shared' AS question_set, 'task' AS level,
-        coalesce(task_group, '') AS task_group, coalesce(task, '') AS task, run_id, model,
-        split, scorer, is_default, qid, score, cluster, n_error_runs, n_unscored_runs
-    FROM board_question_scores
-    WHERE shared
+    -- label, so that the cell keys compare with plain equality); the questions are read once
+    -- and joined to the six (question set, level) pairs, so that a filter on either keeps
+    -- only its pairs
+    SELECT
+        q.benchmark, q.mode, q.board_scorer, v.question_set, v.level,
+        CASE WHEN v.level = 'overall' THEN '' ELSE coalesce(q.task_group, '') END AS task_group,
+        CASE WHEN v.level = 'task' THEN coalesce(q.task, '') ELSE '' END AS task,
+        q.run_id, q.model, q.split, q.scorer, q.is_default, q.qid, q.score, q.cluster,
+        q.n_error_runs, q.n_unscored_runs
+    FROM board_question_scores AS q
+    JOIN (VALUES ('all', 'overall'), ('all', 'group'), ('all', 'task'),
+                 ('shared', 'overall'), ('shared', 'group'), ('shared', 'task'))
+        AS v (question_set, level)
+        ON v.question_set = 'all' OR q.shared
 ),
 centred AS (
     -- each question with its cell's mean m, size and spread

@@ -79,10 +79,14 @@ rows AS (
 ),
 usual AS (
     -- the scorer most runs of a board were scored by (ties: the first by name)
-    SELECT benchmark, mode, board_scorer, question_set,
-        arg_min(scorer, (-scorer_runs, scorer)) AS usual_scorer
-    FROM rows
-    GROUP BY benchmark, mode, board_scorer, question_set
+    SELECT benchmark, mode, board_scorer, question_set, scorer AS usual_scorer
+    FROM (
+        SELECT benchmark, mode, board_scorer, question_set, scorer,
+            row_number() OVER (PARTITION BY benchmark, mode, board_scorer, question_set
+                               ORDER BY scorer_runs DESC, scorer) AS pick
+        FROM rows
+    ) AS ranked_scorers
+    WHERE pick = 1
 )
 SELECT
     w.benchmark,
