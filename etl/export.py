@@ -50,7 +50,8 @@ PARTITION_COLUMNS: tuple[str, ...] = ("benchmark", "mode", "model")
 # Tables with one or more rows per result: big, and always filtered by run keys, so they are
 # split into benchmark / mode / model directories that engines prune without reading.
 PARTITIONED_TABLES: frozenset[str] = frozenset(
-    {"results", "messages", "tool_calls", "images", "question_scores"}
+    {"results", "messages", "tool_calls", "images", "question_scores", "call_failures",
+     "result_checks"}
 )
 SOURCE_DIALECT = "duckdb"
 TARGET_DIALECTS: tuple[str, ...] = ("trino", "spark")

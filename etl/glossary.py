@@ -1,8 +1,8 @@
 """What the warehouse's words mean to a reader, in one place for the explorer, the report and
-the command line: each scorer named in words (the titles and descriptions of the scorer
-registry), and the marks a leaderboard row needs so that its number is not misread (a run
-with fewer questions than the others of its board, a board whose runs were scored by
-different scorers)."""
+the command line: each scorer and each failure label named in words (the titles and
+descriptions of the scorer and failure registries), and the marks a leaderboard row needs
+so that its number is not misread (a run with fewer questions than the others of its board,
+a board whose runs were scored by different scorers)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from etl.failures.registry import FAILURES as FAILURE_REGISTRY
 from etl.scoring import SCORERS as REGISTRY
 
 # scorer (question_scores.scorer, leaderboard score_source) -> (short name, what it is): the
@@ -51,6 +52,27 @@ def scorer_description(scorer: str | None) -> str:
 # default (board_cells.ci_low / ci_high) and the naive one (ci_naive_low / ci_naive_high).
 DEFAULT_INTERVAL = "95% CI, clustered by patient"
 NAIVE_INTERVAL = "95% CI, naive"
+
+
+# failure label (call_failures.failure, result_failures.failure) -> (short name, what it
+# means): the title and description of each entry of the failure registry
+# (etl/failures/registry.py).
+FAILURES: dict[str, tuple[str, str]] = {f.name: (f.title, f.description)
+                                        for f in FAILURE_REGISTRY}
+
+
+def failure_name(failure: str | None) -> str:
+    """The label in a few words (the key itself for a label this module does not know)."""
+    if failure is None:
+        return "no label"
+    return FAILURES.get(failure, (failure, ""))[0]
+
+
+def failure_description(failure: str | None) -> str:
+    """What the label means, in a sentence or two."""
+    if failure is None:
+        return ""
+    return FAILURES.get(failure, ("", f"Results labelled {failure}."))[1]
 
 
 def board_marks(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:

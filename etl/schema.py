@@ -106,9 +106,9 @@ ROW_MODULES = ("__init__.py", "archive.py", "benchmarks.py", "models.py", "norma
                "pipeline/__init__.py", "pipeline/copies.py", "pipeline/discover.py",
                "pipeline/emitter.py", "pipeline/inspect_stage.py", "pipeline/plan.py",
                "pipeline/segments.py", "pipeline/stage.py")
-# Packages whose every module is on the staging path: the extractors and the scorers (a new
-# module of either is in the key without an edit here).
-ROW_PACKAGES = ("extract", "scoring")
+# Packages whose every module is on the staging path: the extractors, the scorers and the
+# failure labels (a new module of any is in the key without an edit here).
+ROW_PACKAGES = ("extract", "scoring", "failures")
 ROW_DATA_FILES = ("archive_overrides.json",)  # data files those modules read
 
 

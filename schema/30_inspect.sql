@@ -90,7 +90,7 @@ CREATE TABLE token_usage (
     reasoning_tokens         BIGINT,
     total_cost               DOUBLE
 );
-COMMENT ON TABLE token_usage IS 'Tokens used, where a log records them (Inspect AI logs): per result and model (scope sample: the sample''s model_usage), and per model call (scope message: the call that wrote assistant message msg_idx; scope call: a call whose message is not in the trajectory, e.g. of a sub-agent). The usage views (usage_per_run) read scope sample.';
+COMMENT ON TABLE token_usage IS 'Tokens used, where a log or record counts them (Inspect AI logs; the raw QA rows of eval_ehrbench_qa.py, whose usage is one sample row per result; the agent runners'' records count none): per result and model (scope sample: the sample''s model_usage), and per model call (scope message: the call that wrote assistant message msg_idx; scope call: a call whose message is not in the trajectory, e.g. of a sub-agent). The usage views (usage_per_run) read scope sample.';
 COMMENT ON COLUMN token_usage.file_id IS 'File the usage came from.';
 COMMENT ON COLUMN token_usage.run_id IS 'Run of the result.';
 COMMENT ON COLUMN token_usage.qid IS 'Question (sample id) of the result.';

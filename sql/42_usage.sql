@@ -32,7 +32,7 @@ SELECT
 FROM per_run AS p
 JOIN runs AS r ON r.run_id = p.run_id;
 
-COMMENT ON VIEW usage_per_run IS 'Tokens (and cost, where the log prices them) each run used, summed over its results'' sample-scope token_usage rows (Inspect AI logs record them; ClinSeek results do not), and per result.';
+COMMENT ON VIEW usage_per_run IS 'Tokens (and cost, where the log prices them) each run used, summed over its results'' sample-scope token_usage rows (Inspect AI logs record them, and the raw QA rows of eval_ehrbench_qa.py; the ClinSeek agent records do not), and per result.';
 COMMENT ON COLUMN usage_per_run.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN usage_per_run.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN usage_per_run.model IS 'Canonical model key.';

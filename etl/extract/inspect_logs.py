@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from etl.extract import Emitter, FileInfo, register
+from etl.failures.rows import failure_rows
 from etl.models import DISPLAY_NAMES, canonical_model
 from etl.normalize import (
     RecordRows,
@@ -40,9 +41,8 @@ from etl.scoring.registry import BY_NAME as REGISTERED_SCORERS
 from etl.values import json_text, to_int, to_text
 
 INSPECT_LOG_KIND = "inspect_log"
-# What a user runs to read Inspect logs: the extra of the package, or from a checkout.
-INSTALL_HINT = ("pip install 'clinseek-warehouse[inspect]' (from a checkout: "
-                ".venv/bin/pip install -e '.[inspect]')")
+# The package is installed from a checkout or its wheel (it is not on PyPI).
+INSTALL_HINT = "pip install -e '.[inspect]' in the checkout (or the wheel's path with [inspect])"
 MISSING_EXTRA = ("Inspect AI log not loaded: reading it needs the optional inspect extra, "
                  f"which is not installed: {INSTALL_HINT}")
 # summary_metrics.scoring of the metrics Inspect computed and wrote into a log's results.
@@ -56,7 +56,7 @@ _SNIFF_BYTES = 256
 _SAMPLE_MEMBER = "samples/{id}_epoch_{epoch}.json"
 # The tables that hold rows of one sample (copied whole when the sample is unchanged).
 SAMPLE_TABLES = ("results", "messages", "tool_calls", "images", "question_scores",
-                 "token_usage")
+                 "token_usage", "call_failures", "result_checks")
 
 MODE_AGENTIC, MODE_ONESHOT = "agentic", "oneshot"
 
@@ -440,6 +440,13 @@ def _emit_rows(rows: RecordRows, usage: list[dict[str, Any]], emit: Emitter) -> 
             emit.row(table, row)
     for row in usage:
         emit.row("token_usage", row)
+    # the failure labels, as for a ClinSeek record: the calls Inspect marks failed are
+    # errors, the writer's texts their kinds where they appear; Inspect's tools are not the
+    # ClinSeek ones, so no name is judged
+    for table, labelled in zip(("call_failures", "result_checks"),
+                               failure_rows(rows, known_tools=None), strict=True):
+        for row in labelled:
+            emit.row(table, row)
 
 
 # ---- one sample -> rows ---------------------------------------------------------------------

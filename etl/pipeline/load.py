@@ -31,7 +31,8 @@ from etl.rows import insert_rows
 from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
 
 STORAGE_VERSION = "v1.5.0"
-RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores")
+RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores", "call_failures",
+                   "result_checks", "token_usage")
 # Tables filled from the discovery and the code, not from staged rows: rewritten whole on
 # every load (they are small).
 CATALOG_TABLES = ("files", "runs", "models", "model_aliases", "ingests")

@@ -57,6 +57,7 @@ from etl.glossary import (
 )
 from etl.query import QueryRefused
 from etl.search import ROLES, SearchError, SearchQuery, highlight
+from etl.serve.failures import loss_table, page_failures, result_chips
 from etl.serve.gate import GateAnswer, GateLimits, SqlGate
 from etl.serve.live import (
     DEFAULT_BOARD,
@@ -588,7 +589,8 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
                 {"rec": rec, "messages": messages, "calls_by_msg": calls_by_msg,
                  "images_by_msg": images_by_msg, "prev_url": prev_url, "next_url": next_url,
                  "nav": nav, "q": q, "case": case,
-                 "question_url": url("/question", benchmark=rec["benchmark"], qid=qid)},
+                 "question_url": url("/question", benchmark=rec["benchmark"], qid=qid),
+                 "failures": result_chips(wh, run_id, qid, run_index)},
                 {"result": rec, "prev": prev_url, "next": next_url})
 
 
@@ -710,6 +712,7 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
                                                  and r["outcome"] not in ("only_a", "only_b")
                                                  else None)}
             tables["questions"] = table
+            tables["losses"] = loss_table(wh, comparison.run_a, comparison.run_b)
             context.update(summary=comparison.summary, run_a=comparison.run_a,
                            run_b=comparison.run_b, name_a=name_a, name_b=name_b,
                            groups=groups,
@@ -798,6 +801,7 @@ def page_diff(wh: ServeWarehouse, request: Request) -> Page:
         if rec is None:
             raise NotFound(f"no result {qid!r} (attempt {run_index}) in run {run_id!r}")
         sides.append({"rec": rec, "url": trajectory_url(run_id, qid, run_index),
+                      "failures": result_chips(wh, run_id, qid, run_index),
                       "steps": [s for s in steps if s["run_id"] == run_id
                                 and s["run_index"] == run_index]})
     rows = align_steps(sides[0]["steps"], sides[1]["steps"])
@@ -1176,6 +1180,7 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
         Route("/file", endpoint(page_file)),
         Route("/sql", sql_endpoint, methods=["GET", "POST"]),
         Route("/paper", endpoint(page_paper)),
+        Route("/failures", endpoint(page_failures)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     @asynccontextmanager

@@ -157,9 +157,12 @@ def test_compare_command_formats(demo_db: Path) -> None:
 @pytest.mark.needs_registry
 def test_frames_with_and_without_pandas(demo_db: Path, tmp_path: Path) -> None:
     """In a fresh interpreter: pyarrow Tables without pandas, DataFrames with pandas
-    installed (pip install --target, from the registry)."""
+    installed (the environment's, or else pip install --target from the registry)."""
+    import importlib.util
+
     site = PROJECT_DIR / "build" / "pandas-site"
-    if not (site / "pandas").is_dir():
+    have_pandas = importlib.util.find_spec("pandas") is not None
+    if not have_pandas and not (site / "pandas").is_dir():
         proc = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target",
                                str(site), "pandas"], capture_output=True, text=True)
         if proc.returncode != 0:
@@ -174,12 +177,11 @@ def test_frames_with_and_without_pandas(demo_db: Path, tmp_path: Path) -> None:
     plain = subprocess.run([sys.executable, "-c", probe, str(demo_db), OPUS, SONNET],
                            capture_output=True, text=True, env=env)
     assert plain.returncode == 0, plain.stderr
-    import importlib.util
-    if importlib.util.find_spec("pandas") is None:  # the project venv has no pandas
+    if not have_pandas:  # the project venv has no pandas
         assert plain.stdout.split() == ["pyarrow", "Table"]
     with_pandas = subprocess.run([sys.executable, "-c", probe, str(demo_db), OPUS, SONNET],
                                  capture_output=True, text=True,
-                                 env={**env, "PYTHONPATH": str(site)})
+                                 env=env if have_pandas else {**env, "PYTHONPATH": str(site)})
     assert with_pandas.returncode == 0, with_pandas.stderr
     assert with_pandas.stdout.split() == ["pandas", "DataFrame"]
 

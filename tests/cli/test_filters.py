@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 import etl
 from etl.cli import cli
 from etl.errors import UnknownName, WarehouseError
+from tests.budgets import examples
 
 # DESIGN: the leaderboard's runs are not archived and of the benchmark's full split.
 FULL_SPLITS = ("full1800", "subset600", "full2703")
-SETTINGS = settings(max_examples=25, deadline=None,
+SETTINGS = settings(max_examples=examples(25), deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

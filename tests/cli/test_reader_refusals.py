@@ -13,7 +13,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import pytest
 import etl
 from etl.connection import WarehouseUnavailable
 from tests.conftest import run_etl
+from tests.waiting import SAFETY_SECONDS, wait_for
 
 READERS = [
     ["leaderboard"],
@@ -100,17 +100,20 @@ def test_serve_on_port_0_prints_the_url_it_serves(demo_db: Path) -> None:
         assert first_line.startswith("etl serve: http://127.0.0.1:"), first_line
         url = first_line.split()[2]
         assert not url.endswith(":0/"), url
-        deadline = time.monotonic() + 90  # the board views are computed before serving
-        while True:
+        page: list[bytes] = []
+
+        def answered() -> bool:  # the board views are computed before serving
             try:
-                with urllib.request.urlopen(url, timeout=30) as response:
+                with urllib.request.urlopen(url, timeout=SAFETY_SECONDS) as response:
                     assert response.status == 200
-                    assert b"ehr_bench" in response.read()
-                break
+                    page.append(response.read())
+                return True
             except OSError:
                 assert server.poll() is None, server.stderr.read()
-                assert time.monotonic() < deadline, "the printed URL never answered"
-                time.sleep(0.2)
+                return False
+
+        wait_for(answered, "the printed URL answered", every=0.2)
+        assert b"ehr_bench" in page[0]
     finally:
         server.terminate()
         server.wait(30)

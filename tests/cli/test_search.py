@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from etl.api import Warehouse, query_text
 from etl.schema import create_schema
 from etl.search import SearchError, SearchQuery, run_search
+from tests.budgets import examples
 from tests.conftest import run_etl
 from tests.serving import get, running_server
 from tests.serving import query_rows as _rows
@@ -159,7 +160,9 @@ def _toy_warehouse(texts: list[tuple[str, str, str | None]]) -> duckdb.DuckDBPyC
     return con
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Budget: a warehouse is built per example (0.1 s); 50 fixed examples in make test, 1000 random
+# ones in make fuzz.
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(phrase=st.text(ALPHABET, min_size=1, max_size=12).filter(lambda p: p.strip()),
        texts=st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), TEXT,
                                 st.one_of(st.none(), TEXT)), min_size=1, max_size=6),

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from etl.cli import cli
 from etl.output import format_table
+from tests.budgets import examples
 
 WIDTH = 120  # what a terminal table fits by default (the product's promise)
 
@@ -47,7 +48,7 @@ def tables(draw: st.DrawFn, text: st.SearchStrategy[str] = printable
     return names, rows
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(tables(st.text(ANY_TEXT, max_size=200)), st.integers(20, 200))
 def test_every_line_fits_whatever_the_cells_hold(table, max_width: int) -> None:
     names, rows = table
@@ -56,7 +57,7 @@ def test_every_line_fits_whatever_the_cells_hold(table, max_width: int) -> None:
     assert all(len(line) <= max_width for line in out), max(out, key=len)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(tables(), st.integers(60, 200))
 def test_the_footer_names_the_columns_left_out(table, max_width: int) -> None:
     names, rows = table
@@ -75,7 +76,7 @@ def test_the_footer_names_the_columns_left_out(table, max_width: int) -> None:
         assert footer == f"({len(rows)} row{'' if len(rows) == 1 else 's'})"
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(tables())
 def test_without_a_width_nothing_is_left_out(table) -> None:
     names, rows = table

@@ -9,17 +9,14 @@ import math
 import shutil
 import warnings
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import orjson
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
-import pytest
 from click.testing import CliRunner
 
 from etl.cli import cli
-from tests.conftest import run_etl
 
 PARTITION_KEYS = ["benchmark", "mode", "model"]
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
@@ -28,21 +25,6 @@ HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 class SizeNotice(UserWarning):
     """A measured figure worth seeing in the test output."""
 
-
-
-@pytest.fixture(scope="module")
-def exported(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("export") / "parquet"
-    proc = run_etl("export", "--db", str(demo_db), "--parquet", str(out))
-    manifest = orjson.loads((out / "manifest.json").read_bytes())
-    return {"out": out, "manifest": manifest, "stdout": proc.stdout, "db": demo_db}
-
-
-@pytest.fixture(scope="module")
-def db(demo_db: Path) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect(str(demo_db), read_only=True)
-    yield con
-    con.close()
 
 
 def _catalog(con: duckdb.DuckDBPyConnection, function: str, column: str) -> list[str]:

@@ -16,25 +16,20 @@ touching this file."""
 
 from __future__ import annotations
 
-import math
-import os
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
 import pytest
 import sqlglot
 from sqlglot import exp
 
-from tests.conftest import run_etl
+from tests.export.engines import register_tables, row_problems
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 DIALECT_DIR = SQL_DIR / "dialect"
-NUMERIC_TOLERANCE = 1e-9
 FLOAT_TYPES = {"DOUBLE", "FLOAT", "REAL"}
 
 # Functions Trino has (https://trino.io/docs/current/functions/list.html), limited to the
@@ -55,28 +50,6 @@ TRINO_FUNCTIONS = frozenset({
     "substring", "sum", "to_iso8601", "trim", "truncate", "try", "upper", "variance",
     "var_pop", "var_samp",
 })
-
-
-# -- the export under test -------------------------------------------------------------------
-
-def export_parquet_of(db: Path, out: Path) -> dict[str, Any]:
-    """`etl export --parquet` of db into out: {"out", "manifest"}."""
-    run_etl("export", "--db", str(db), "--parquet", str(out))
-    manifest = orjson.loads((out / "manifest.json").read_bytes())
-    assert manifest["problems"] == []
-    return {"out": out, "manifest": manifest}
-
-
-@pytest.fixture(scope="module")
-def exported(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return export_parquet_of(demo_db, tmp_path_factory.mktemp("engines") / "parquet")
-
-
-@pytest.fixture(scope="module")
-def db(demo_db: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    con = duckdb.connect(str(demo_db), read_only=True)
-    yield con
-    con.close()
 
 
 def _view_columns(con: duckdb.DuckDBPyConnection, view: str) -> list[str]:
@@ -190,63 +163,12 @@ def test_trino_grammar_rejects_what_trino_rejects() -> None:
 
 # -- Spark -----------------------------------------------------------------------------------
 
-def _java_home() -> str | None:
-    """JAVA_HOME if set, else a JDK Spark 4 supports (17 or 21) under /usr/lib/jvm, else the
-    `java` on PATH; None when the machine has no Java at all."""
-    if os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists():
-        return os.environ["JAVA_HOME"]
-    jvm = Path("/usr/lib/jvm")
-    candidates = sorted(jvm.glob("*17*")) + sorted(jvm.glob("*21*")) if jvm.is_dir() else []
-    for home in candidates:
-        if (home / "bin" / "java").exists():
-            return str(home)
-    java = shutil.which("java")
-    return str(Path(java).resolve().parent.parent) if java else None
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    java_home = _java_home()
-    if java_home is None:
-        pytest.skip("no Java on this machine (Spark needs a JDK 17 or 21); CI has one")
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError as error:  # a dev dependency: missing means a broken venv, not a skip
-        pytest.fail(f"pyspark is not installed ({error}); run `make venv` (dev extra)")
-    os.environ["JAVA_HOME"] = java_home
-    warehouse = tmp_path_factory.mktemp("spark-warehouse")
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("clinseek-export-test")
-        .config("spark.sql.warehouse.dir", str(warehouse))
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse}")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-def _register_tables(spark, exported: dict) -> None:
-    """Every exported table in Spark's current database, the way docs/EXPORT.md says: its
-    DDL file, then its partition sync."""
-    out = exported["out"]
-    for entry in exported["manifest"]["tables"].values():
-        spark.sql((out / entry["ddl"]["spark"]).read_text())
-        if entry["partition_sync"]:
-            spark.sql(entry["partition_sync"]["spark"])
-
-
 @pytest.fixture(scope="module")
 def spark_catalog(spark, exported: dict) -> dict[str, Any]:
     """The export registered in Spark the way docs/EXPORT.md says: each table's DDL file,
     its partition sync, then each view's file in view_order, every file as written."""
     out, manifest = exported["out"], exported["manifest"]
-    _register_tables(spark, exported)
+    register_tables(spark, exported)
     failed = {}
     for view in manifest["view_order"]:
         try:
@@ -272,33 +194,6 @@ def test_spark_registers_every_table_from_its_ddl(spark, spark_catalog, exported
         assert parts == entry["partition_by"], table
 
 
-def _is_float(value: Any) -> bool:
-    return isinstance(value, float)
-
-
-def _sort_key(row: tuple) -> tuple:
-    # Keys (non-float values) first, exactly; floats rounded so that two summation orders
-    # sort alike.
-    return tuple((v is None, f"{v:.6f}" if _is_float(v) else str(v)) for v in row)
-
-
-def _row_problems(view: str, columns: list[str], want: list[tuple],
-                  got: list[tuple]) -> list[str]:
-    if len(want) != len(got):
-        return [f"{view}: {len(got)} rows in Spark, {len(want)} in DuckDB"]
-    for w, g in zip(sorted(want, key=_sort_key), sorted(got, key=_sort_key), strict=True):
-        for name, a, b in zip(columns, w, g, strict=True):
-            if _is_float(a) or _is_float(b):
-                ok = a is not None and b is not None and math.isclose(
-                    a, b, rel_tol=NUMERIC_TOLERANCE, abs_tol=NUMERIC_TOLERANCE)
-                ok = ok or (a is None and b is None)
-            else:
-                ok = a == b and type(a) is type(b)
-            if not ok:
-                return [f"{view}.{name}: Spark {b!r}, DuckDB {a!r} (row {w!r})"]
-    return []
-
-
 CREATE_VIEW = re.compile(r"^CREATE OR REPLACE VIEW (\S+) AS\b", re.MULTILINE)
 
 
@@ -316,7 +211,7 @@ def views_as_tables(spark, exported: dict, demo_db: Path,
     spark.sql("CREATE DATABASE views_as_tables")
     spark.sql("USE views_as_tables")
     try:
-        _register_tables(spark, exported)
+        register_tables(spark, exported)
         for view in manifest["view_order"]:
             entry = export_table(con, view, base / view, runs_available=False)
             spark.sql(table_ddl(view, entry, None, (base / view).as_uri(), "spark"))
@@ -356,7 +251,7 @@ def test_every_spark_view_runs_as_written_and_matches_duckdb(
         query = _run_view_query(spark, views_as_tables,
                                 out / manifest["views"][view]["sql"]["spark"])
         got = [tuple(row) for row in query.select(*columns).collect()]
-        problems += _row_problems(view, columns, want, got)
+        problems += row_problems(view, columns, want, got)
         compared_rows += len(want)
     assert not problems, "\n".join(problems)
     assert len(manifest["view_order"]) >= 17 and compared_rows > 1000
@@ -371,7 +266,7 @@ def test_the_board_through_its_whole_chain_of_views_matches_duckdb(
     want = db.execute(f'SELECT {quoted} FROM leaderboard').fetchall()
     got = [tuple(row) for row in spark.table("default.leaderboard").select(*columns).collect()]
     assert len(want) >= 20
-    assert _row_problems("leaderboard", columns, want, got) == []
+    assert row_problems("leaderboard", columns, want, got) == []
 
 
 def test_a_stale_override_is_reported_and_not_used(demo_db: Path, tmp_path: Path) -> None:

@@ -10,14 +10,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.export.test_export_engines import (
-    _register_tables,
-    _row_problems,
-    export_parquet_of,
-    spark,
-)
-
-__all__ = ["spark"]  # the Spark session fixture of the engine tests, one per module
+from tests.export.engines import export_parquet_of, register_tables, row_problems
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +20,7 @@ def exported(inspect_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
 
 def test_inspect_boards_on_spark_equal_duckdb(spark, exported, inspect_db) -> None:
     out, manifest = exported["out"], exported["manifest"]
-    _register_tables(spark, exported)
+    register_tables(spark, exported)
     for view in manifest["view_order"]:
         spark.sql((out / manifest["views"][view]["sql"]["spark"]).read_text())
     con = duckdb.connect(str(inspect_db), read_only=True)
@@ -37,7 +30,7 @@ def test_inspect_boards_on_spark_equal_duckdb(spark, exported, inspect_db) -> No
             quoted = ", ".join(f'"{c}"' for c in columns)
             want = con.execute(f'SELECT {quoted} FROM "{view}"').fetchall()
             got = [tuple(r) for r in spark.table(f"default.{view}").select(*columns).collect()]
-            assert want and _row_problems(view, columns, want, got) == [], view
+            assert want and row_problems(view, columns, want, got) == [], view
         assert spark.table("inspect_scorers").count() == 6
         assert spark.table("token_usage").count() == con.execute(
             "SELECT count(*) FROM token_usage").fetchall()[0][0]

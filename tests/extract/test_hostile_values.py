@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from etl.normalize import normalize_record
 from etl.pipeline.ingest import IngestOptions, run_ingest
 from etl.read import decode_line
+from tests.budgets import examples
 
 BIGINT_MAX = 2**63 - 1
 
@@ -33,7 +34,7 @@ def _load(record_text: str) -> tuple:
 
 @given(st.one_of(st.integers(), st.integers(min_value=2**63, max_value=10**60),
                  st.integers(max_value=-(2**63), min_value=-(10**60))))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_any_integer_subject_id_keeps_its_digits(n: int) -> None:
     rows, _ = _load(json.dumps({"qid": "q1", "subject_id": n, "messages": []}))
     result = rows.results
@@ -44,7 +45,7 @@ def test_any_integer_subject_id_keeps_its_digits(n: int) -> None:
 
 
 @given(st.integers(min_value=2**64, max_value=10**40), st.integers(min_value=2**64))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_big_integers_keep_their_digits_in_labels_and_qids(label: int, qid: int) -> None:
     rows, _ = _load(json.dumps({"qid": qid, "label": [label], "messages": []}))
     assert rows.results["qid"] == str(qid)
@@ -102,7 +103,7 @@ def expected_text(block: object) -> str | None:
 
 
 @given(st.lists(BLOCKS, min_size=1, max_size=6))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_every_block_that_carries_text_lands_in_content(blocks: list) -> None:
     record = {"qid": "q1", "messages": [{"role": "user", "content": blocks}]}
     rows, _ = _load(json.dumps(record))
@@ -127,7 +128,7 @@ NOT_A_LIST = st.one_of(TEXT, INT64, st.booleans(),
 
 
 @given(NOT_A_LIST)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_a_messages_value_that_is_not_a_list_is_message_0(value: object) -> None:
     rows, problems = _load(json.dumps({"qid": "q1", "messages": value}))
     (message,) = rows.messages

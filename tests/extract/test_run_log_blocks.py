@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl.extract import FileInfo, runmeta
+from tests.budgets import examples
 from tests.recording import RecordingEmitter
 
 # The line-by-line rule, written here independently of etl/extract/runmeta.py.
@@ -49,7 +50,7 @@ logs = st.lists(st.lists(st.sampled_from(FRAGMENTS), max_size=6).map(b"".join),
     lambda body: st.sampled_from([body, body + b"\n", body + b"\n\n"]))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(data=logs, block=st.integers(1, 64))
 def test_block_counts_equal_line_counts(tmp_path_factory, data: bytes, block: int) -> None:
     path = Path(tmp_path_factory.mktemp("log")) / "run.log"

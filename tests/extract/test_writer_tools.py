@@ -20,10 +20,10 @@ from etl.normalize import (
     MESSAGE_KEYS_MAPPED,
     RESULT_KEYS_MAPPED,
     TOOL_CALL_KEYS_MAPPED,
-    TOOL_ERROR_PREFIXES,
     is_tool_error,
     normalize_record,
 )
+from tests.budgets import examples
 from tests.recording import RecordingEmitter
 
 
@@ -133,7 +133,7 @@ def fresh_uuid_trajectories(draw: st.DrawFn) -> list[dict]:
     return msgs
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(fresh_uuid_trajectories())
 def test_order_pairing_agrees_with_the_authors_deque(msgs: list[dict]) -> None:
     calls = {(c["msg_idx"], c["call_idx"]): c for c in rows_of(record(msgs))}
@@ -201,22 +201,32 @@ WRITER_ERROR_TEXTS = {
     "sse": "No data in SSE response",
     # image_pool.py / image_tool_pool.py
     "image exception": "Error calling image tool 'chest_xray_classifier': timed out",
+    # the EHR MCP server's own failure texts (src/agentlite/mcp_tools/record_tools.py
+    # run_sql_query, table_tools.py, src/run_mcp_server.py load_ehr), which an "Error:"
+    # prefix list missed
+    "sql": "SQL Execution Error: Execution failed on sql 'SELECT x FROM labevents': no such "
+           "column: x",
+    "table description": "Table 'labs' not found in category'",
+    "load_ehr": "An error occurred while loading EHR database: Database file not found: x.db",
+    # the image MCP server (src/mcp_image/tools/*.py): a JSON object marked failed
+    "image tool failed": '{"output": {"error": "Image not found at \'a.jpg\'"}, '
+                         '"metadata": {"image_path": "a.jpg", "analysis_status": "failed"}}',
 }
 
 
 def test_every_writer_error_text_is_recognised() -> None:
     for what, text in WRITER_ERROR_TEXTS.items():
         assert is_tool_error(text), what
-        assert is_tool_error(text[:len(text) // 2 + 12]), what  # truncated results too
-    # each prefix is needed by at least one writer text
-    for prefix in TOOL_ERROR_PREFIXES:
-        assert any(t.startswith(prefix) for t in WRITER_ERROR_TEXTS.values()), prefix
+        if not text.startswith("{"):  # a cut JSON object keeps its start, not its status
+            assert is_tool_error(text[:len(text) // 2 + 12]), what  # truncated results too
 
 
 def test_successful_results_are_not_errors() -> None:
     for text in ("Loaded 12 tables for subject 10001", "browser.search completed",
                  "Finish (one-shot)", "", "  Error: leading space is a result", None,
-                 '{\n  "Effusion": 0.81\n}', "No records found"):
+                 '{\n  "Effusion": 0.81\n}', "No records found",
+                 "Query executed successfully but returned no results.",
+                 '{"output": {}, "metadata": {"analysis_status": "completed_no_finding"}}'):
         assert not is_tool_error(text), text
 
 
@@ -333,7 +343,7 @@ def test_every_writer_field_is_kept() -> None:
     assert json.loads(rows.messages[2]["extra"]) == {"status": "ok"}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(unknown=st.dictionaries(st.text(min_size=1, max_size=12), json_values, max_size=6),
        msg_unknown=st.dictionaries(st.text(min_size=1, max_size=8), json_values, max_size=3),
        blocks=st.lists(json_values, max_size=4))

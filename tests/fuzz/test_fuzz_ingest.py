@@ -4,14 +4,15 @@ Hypothesis generates small results trees (tests/strategies.py) whose lines are r
 text, damaged or not, each with the fate DESIGN.md's rules give it; tests/fuzz_check.py
 ingests the tree in-process and checks every line's fate on the built warehouse.
 
-Budgets (Hypothesis profiles, chosen with ETL_FUZZ_PROFILE):
-- ``ci`` (default): derandomized, a fixed number of examples, no example database: the
-  same inputs on every run, well under a minute on 2 cores.
+Budgets (the Hypothesis profiles of tests/budgets.py):
+- ``test`` (`make test`): derandomized, 25 trees, no example database: the same inputs on
+  every run, well under a minute on 2 cores.
 - ``fuzz``: random, many examples, failures remembered in .hypothesis/ (git-ignored) and
   each minimal failing tree written to .fuzz-failures/<hash>.json. `make fuzz` loops it
   for FUZZ_MINUTES (tests/fuzz_run.py). Copy a failure file into tests/fuzz_regressions/
   to keep it as a test (tests/fuzz/test_fuzz_regressions.py replays them).
-ETL_FUZZ_EXAMPLES sets the number of trees (the line-level properties run ten times as many).
+ETL_FUZZ_EXAMPLES sets the number of trees under `fuzz` (500 when unset); the line-level
+properties run ten times as many.
 """
 
 from __future__ import annotations
@@ -24,27 +25,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from etl.read import decode_line
+from tests.budgets import SLOW_OK, examples, fuzzing
 from tests.fuzz_check import ingest_and_check, save_failure, scratch_dir, write_tree
 from tests.strategies import LineSpec, Raw, TreeSpec, any_json, line, render, trees
 
 PROJECT = Path(__file__).resolve().parents[2]
-_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
-            HealthCheck.filter_too_much]
-settings.register_profile("ci", derandomize=True, database=None, deadline=None,
-                          max_examples=int(os.environ.get("ETL_FUZZ_EXAMPLES", "25")),
-                          suppress_health_check=_SLOW_OK, print_blob=True)
-settings.register_profile("fuzz", derandomize=False, deadline=None,
-                          max_examples=int(os.environ.get("ETL_FUZZ_EXAMPLES", "500")),
-                          database=DirectoryBasedExampleDatabase(
-                              str(PROJECT / ".hypothesis" / "fuzz")),
-                          suppress_health_check=_SLOW_OK, print_blob=True)
-PROFILE = os.environ.get("ETL_FUZZ_PROFILE", "ci")
-FUZZ = settings.get_profile(PROFILE)
+FUZZ = settings(max_examples=examples(25, int(os.environ.get("ETL_FUZZ_EXAMPLES", "500"))),
+                suppress_health_check=SLOW_OK)
 
 
 def _is_final_run() -> bool:
@@ -66,7 +57,7 @@ def test_every_line_of_a_generated_tree_ends_in_one_place(tree: TreeSpec) -> Non
     try:
         ingest_and_check(tree)
     except BaseException as exc:
-        if PROFILE == "fuzz" and _is_final_run():
+        if fuzzing() and _is_final_run():
             print(f"failing tree saved to {save_failure(tree, exc)}")
         raise
 
@@ -133,7 +124,7 @@ def _fixed_tree(seed: int) -> TreeSpec:
     found: list[TreeSpec] = []
 
     @settings(derandomize=True, database=None, max_examples=10 * seed, deadline=None,
-              suppress_health_check=_SLOW_OK)
+              suppress_health_check=SLOW_OK)
     @given(trees())
     def collect(tree: TreeSpec) -> None:
         found.append(tree)

@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 import etl
-from tests.pipeline.test_load import assert_same_warehouse
+from tests.small_tree import assert_same_warehouse
 
 PACKAGE_DIR = Path(etl.__file__).resolve().parent
 CHECKOUT_DIR = PACKAGE_DIR.parent  # the tests run from a checkout: schema/ and sql/ beside

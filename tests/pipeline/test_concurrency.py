@@ -2,17 +2,18 @@
 real command in child processes:
 
 - SIGKILL at several points of an ingest (while parsing, after some files are staged, while
-  the new database file is being written, and at delays spread over a whole ingest): the old
-  database opens with its old data, and the next ingest succeeds and builds exactly what a
-  clean ingest builds;
+  the new database file is being written, and at the named points of the load and the
+  publish): the old database opens with its old data (the new one, past the rename), and the
+  next ingest succeeds and builds exactly what a clean ingest builds;
 - a reader (another process) holding the database read-only during an ingest: the ingest
   succeeds, the reader keeps its consistent old view, new readers see the new data;
 - two ingests at once: one waits for the other, nothing is corrupted; with the lock held and
   --wait exceeded, the ingest fails clearly (exit 3) and the database is untouched.
 
-The kill points are found from outside, by polling the files an ingest creates
-(`<db>.cache/.tmp-*` parse dirs, new `<db>.cache/<file>-<sha>-...` dirs, `<db>.tmp-<pid>` and
-its WAL), not by hooks inside the code."""
+The kill points of the parse and the write are found from outside, by polling the files an
+ingest creates (`<db>.cache/.tmp-*` parse dirs, new `<db>.cache/<file>-<sha>-...` dirs,
+`<db>.tmp-<pid>` and its WAL); those of the load and the publish are named to the ingest
+(crash_point), never reached by waiting a number of seconds."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ import duckdb
 import orjson
 import pytest
 
-from tests.pipeline.test_load import snapshot
+from etl.pipeline.interrupts import CRASH_AT_ENV
+from tests.small_tree import snapshot
+from tests.waiting import SAFETY_SECONDS
 
 pytestmark = pytest.mark.slow  # ~30 s: every test runs the real command several times
 
@@ -82,10 +85,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("concurrency")
     counts = {v: _write_tree(base / f"tree_{v}", v) for v in ("A", "B")}
     _ingest(base / "tree_A", base / "A" / "warehouse.duckdb", "-j", "1")
-    started = time.monotonic()
     _ingest(base / "tree_B", base / "B" / "warehouse.duckdb", "-j", "1")
-    seconds = time.monotonic() - started
-    return {"base": base, "counts": counts, "seconds": seconds,
+    return {"base": base, "counts": counts,
             "clean_B": snapshot(base / "B" / "warehouse.duckdb")}
 
 
@@ -114,8 +115,8 @@ def _is_b(template: dict, db: Path) -> bool:
     return _results(db) == (template["counts"]["B"], {'["b"]'})
 
 
-def _kill_when(cmd: list[str], condition: Callable[[int], bool], timeout: float = 60
-               ) -> bool:
+def _kill_when(cmd: list[str], condition: Callable[[int], bool],
+               timeout: float = SAFETY_SECONDS) -> bool:
     """Run cmd in its own process group; SIGKILL the whole group (the ingest and its parse
     workers, as a crash or the OOM killer would) as soon as condition(pid) holds. True when
     the kill landed, False when the ingest finished first."""
@@ -137,7 +138,7 @@ def _kill_when(cmd: list[str], condition: Callable[[int], bool], timeout: float 
             proc.wait()
 
 
-def _wait_group_gone(pgid: int, timeout: float = 15) -> None:
+def _wait_group_gone(pgid: int, timeout: float = SAFETY_SECONDS) -> None:
     """Until every process of the group is reaped. Killed parse workers are reparented to
     init and stay zombies until it reaps them (here up to ~1.5 s); a zombie still answers
     kill(pid, 0), so the ingest that follows would take it for a live worker and keep its
@@ -220,23 +221,19 @@ def _left_behind(db: Path, cache_before: set[str]) -> dict[str, list[str]]:
             "temp_wal": [n for n in temps if n.endswith(".wal")]}
 
 
-@pytest.mark.parametrize("fraction", [0.5, 0.8, 1.0])
-def test_kill_after_a_delay_leaves_old_or_new_never_broken(template: dict, tmp_path: Path,
-                                                           fraction: float) -> None:
-    """Delays spread over a whole ingest (process start included), so some land in the load
-    and the publish: the database is then the old one or the new one, whole."""
+@pytest.mark.parametrize("point", ["replaced", "recomputed", "built", "renamed"])
+def test_kill_in_the_load_and_the_publish_leaves_old_or_new_never_broken(
+        template: dict, tmp_path: Path, point: str) -> None:
+    """Killed in the load (rows replaced, derived rows recomputed) and in the publish (the
+    new file built, renamed into place), as the OOM killer would, at the named point
+    (etl/pipeline/interrupts.py crash_point): the database is then the old one or the new
+    one, whole."""
     db = _fresh_db(template, tmp_path)
-    started = time.monotonic()
-    delay = template["seconds"] * fraction
-    killed = _kill_when(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
-                        lambda pid: time.monotonic() - started >= delay)
-    if killed:
-        assert _is_a(template, db) or _is_b(template, db)
-    else:  # it finished before the delay: then it must have built B whole
-        assert _is_b(template, db)
-    if fraction <= 0.5:  # half-way through an ingest that takes `seconds`: must land (0.8
-        # may not: `seconds` was measured once, and a quieter machine finishes sooner)
-        assert killed, f"the ingest finished within {delay:.2f}s"
+    env = {**os.environ, CRASH_AT_ENV: point}
+    killed = subprocess.run(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
+                            capture_output=True, text=True, env=env)
+    assert killed.returncode == -signal.SIGKILL, (point, killed.returncode, killed.stderr)
+    assert _is_b(template, db) if point == "renamed" else _is_a(template, db)
     _recovers(template, db)
 
 
@@ -250,7 +247,7 @@ def test_kill_of_the_main_process_only_with_orphaned_workers(template: dict,
                             start_new_session=True)
     try:
         condition = _parsing(db)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + SAFETY_SECONDS
         while not condition(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
         assert proc.poll() is None, "the ingest finished before parsing was seen"
@@ -298,10 +295,17 @@ def test_ingest_while_a_reader_holds_the_file(template: dict, tmp_path: Path) ->
 
 def test_two_ingests_at_once(template: dict, tmp_path: Path) -> None:
     db = _fresh_db(template, tmp_path)
-    procs = [subprocess.Popen(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    outputs = [proc.communicate(timeout=120) for proc in procs]
+    # Both are started while the lock is held, and released once both wait: they meet
+    # whatever the order and the speed at which the machine starts them.
+    with open(db.with_name(db.name + ".lock"), "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        procs = [subprocess.Popen(_ingest_cmd(template["base"] / "tree_B", db, "-j", "1"),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        waited = [proc.stderr.readline() for proc in procs]
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    outputs = [(out, first + err) for first, (out, err) in zip(
+        waited, (proc.communicate(timeout=SAFETY_SECONDS) for proc in procs), strict=True)]
     assert [proc.returncode for proc in procs] == [0, 0], outputs
     # One built the database; the other waited for it, then found nothing left to do.
     assert sorted("nothing changed" in out for out, _ in outputs) == [False, True], outputs

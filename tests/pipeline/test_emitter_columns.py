@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from etl.extract import FileInfo
 from etl.pipeline import emitter as stage
 from etl.schema import staged_schema
+from tests.budgets import examples
 
 COLUMNS = ["qid", "run_index", "rec_no", "msg_idx", "role", "content", "n_tool_calls"]
 VALUES = {
@@ -33,7 +34,7 @@ def _info(tmp: Path) -> FileInfo:
                     kind="results_top", run_id="r", model="m")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=st.lists(row_strategy, max_size=40), flush_rows=st.integers(1, 7))
 def test_written_rows_equal_the_rows_given(tmp_path_factory, rows, flush_rows) -> None:
     out = Path(tmp_path_factory.mktemp("emit"))

@@ -16,6 +16,7 @@ import duckdb
 import pytest
 
 from tests.conftest import run_etl
+from tests.waiting import SAFETY_SECONDS, wait_for
 
 
 def _unwritable_dir(tmp_path: Path) -> Path:
@@ -82,7 +83,7 @@ def test_parse_workers_die_with_a_killed_ingest(demo_tree: tuple[Path, dict],
                             start_new_session=True)
     try:
         workers: set[int] = set()
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + SAFETY_SECONDS
         while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
             # Workers that have imported etl and are parsing (their cache dirs appear).
             cache = db.with_name(db.name + ".cache")
@@ -92,10 +93,8 @@ def test_parse_workers_die_with_a_killed_ingest(demo_tree: tuple[Path, dict],
         assert proc.poll() is None and len(workers) >= 2, "the workers were not seen parsing"
         os.kill(proc.pid, signal.SIGKILL)  # the main process only, as the OOM killer does
         proc.wait()
-        deadline = time.monotonic() + 15
-        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(_alive(w) for w in workers), "parse workers outlived the ingest"
+        wait_for(lambda: not any(_alive(w) for w in workers),
+                 "the parse workers died with the ingest")
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)

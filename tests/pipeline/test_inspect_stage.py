@@ -11,7 +11,8 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from tests.conftest import run_etl
 
-SAMPLE_TABLES = ("results", "messages", "tool_calls", "question_scores", "token_usage")
+SAMPLE_TABLES = ("results", "messages", "tool_calls", "question_scores", "token_usage",
+                 "call_failures", "result_checks")
 
 
 def _table(db: Path, table: str) -> list[tuple]:
@@ -75,7 +76,7 @@ def test_without_the_extra_each_log_is_a_reject_naming_it(inspect_tree, tmp_path
         con.close()
     assert [p for p, _ in rejects] == sorted(p.relative_to(root).as_posix()
                                              for p in root.rglob("*") if p.is_file())
-    assert all("pip install 'clinseek-warehouse[inspect]'" in e for _, e in rejects)
+    assert all("pip install -e '.[inspect]'" in e for _, e in rejects)
     # installed now: the cached rejects are not reused (the key holds inspect_ai's version)
     run_etl("ingest", str(root), "--db", str(db), "--quiet")
     assert _one(db, "SELECT count(*) FROM results") == (36,)

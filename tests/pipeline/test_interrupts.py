@@ -26,13 +26,16 @@ from etl.pipeline.interrupts import (
     ctrl_c_pressed,
     stop_if_ctrl_c,
 )
-from tests.pipeline.test_refusals import INTERRUPTED_MESSAGE, _tree
+from tests.pipeline.one_run import INTERRUPTED_MESSAGE, one_run_tree
 
 # SIGINT is sent from inside __del__, and __del__ then runs long enough for Python to act on
 # it there: the KeyboardInterrupt is raised inside the finalizer. After it, the main code
 # runs a loop that only ends early if the interrupt reaches it.
 SCRIPT = """
 import os, signal, sys, time
+# Ctrl-C as a terminal delivers it, however the suite was started (a background job of a
+# non-interactive shell, nohup, a CI runner starts its children with SIGINT ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 {setup}
 
 class ClosesItself:
@@ -135,7 +138,7 @@ def test_ctrl_c_held_lets_the_block_finish_and_says_so() -> None:
 def test_ctrl_c_during_the_load_is_an_interrupt_not_a_failure(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
-    root, db = _tree(tmp_path / "tree"), tmp_path / "w.duckdb"
+    root, db = one_run_tree(tmp_path / "tree"), tmp_path / "w.duckdb"
     run_ingest(root, db, IngestOptions(jobs=1))
     before = db.read_bytes()
     real_build = ingest_module.build_database
@@ -159,7 +162,7 @@ def test_ctrl_c_during_the_load_is_an_interrupt_not_a_failure(tmp_path: Path,
 
 def test_ctrl_c_while_publishing_waits_for_the_index(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    root, db = _tree(tmp_path / "tree"), tmp_path / "w.duckdb"
+    root, db = one_run_tree(tmp_path / "tree"), tmp_path / "w.duckdb"
     real_publish = ingest_module.publish
 
     def publish_pressed(temp: Path, target: Path) -> None:

@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
-from tests.pipeline.test_load import (
+from tests.budgets import examples
+from tests.small_tree import (
     AGENTIC,
     ARCHIVE,
     MM_RAW,
@@ -134,7 +135,9 @@ def ingest(root: Path, db: Path, quiet: float, **options: Any) -> Any:
                                               in_progress_seconds=quiet, **options))
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
+# Budget: an example is 3 to 5 ingests. make test's 8 fixed sequences hold 36 mutations,
+# every kind at least twice, half lines and whole; make fuzz draws 100 random ones.
+@settings(max_examples=examples(8, 100), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(st.lists(mutation, min_size=1, max_size=3), min_size=1, max_size=3),
        quiet=st.sampled_from((0.0, 3600.0)))

@@ -19,6 +19,7 @@ from etl.pipeline import publish
 from etl.pipeline.errors import IngestLocked
 from etl.pipeline.publish import ingest_lock
 from tests.conftest import run_etl
+from tests.waiting import SAFETY_SECONDS
 
 RUN = "ehr_bench/agentic/full1800/claude_opus_4_6"
 
@@ -47,25 +48,25 @@ def test_a_waiter_on_the_removed_file_does_not_share_the_lock(tmp_path: Path,
     held_by_b: list[tuple[int, int]] = []
 
     def b() -> None:
-        with ingest_lock(db, 30, on_wait=lambda _: b_waits.set()):
+        with ingest_lock(db, SAFETY_SECONDS, on_wait=lambda _: b_waits.set()):
             st = lock_path.stat()
             held_by_b.append((st.st_dev, st.st_ino))
             b_holds.set()
-            b_may_go.wait(30)
+            b_may_go.wait(SAFETY_SECONDS)
 
     with ingest_lock(db, 0):
         waiter = threading.Thread(target=b)
         waiter.start()
-        assert b_waits.wait(30), "B never waited for A"
+        assert b_waits.wait(SAFETY_SECONDS), "B never waited for A"
     # A is done: its file is gone; B goes on, on a file at the path.
-    assert b_holds.wait(30)
+    assert b_holds.wait(SAFETY_SECONDS)
     assert held_by_b and lock_path.exists()
     assert (lock_path.stat().st_dev, lock_path.stat().st_ino) == held_by_b[0]
     with pytest.raises(IngestLocked, match="another ingest is writing"):
         with ingest_lock(db, 0.2):  # C
             pass
     b_may_go.set()
-    waiter.join(30)
+    waiter.join(SAFETY_SECONDS)
     assert not lock_path.exists()
 
 
@@ -81,7 +82,7 @@ def test_ingests_in_many_threads_never_overlap(tmp_path: Path,
 
     def worker(n: int) -> None:
         for _ in range(25):
-            with ingest_lock(db, 60):
+            with ingest_lock(db, SAFETY_SECONDS):
                 with guard:
                     inside.append(n)
                     if len(inside) > 1:
@@ -94,7 +95,7 @@ def test_ingests_in_many_threads_never_overlap(tmp_path: Path,
     for t in threads:
         t.start()
     for t in threads:
-        t.join(120)
+        t.join(SAFETY_SECONDS)
     assert overlaps == []
     assert not (tmp_path / "w.duckdb.lock").exists()
 

@@ -12,6 +12,7 @@ OOM killer or a power cut would: no cleanup runs, no handler, no finally."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ import orjson
 import pytest
 
 from etl.pipeline.interrupts import CRASH_AT_ENV
-from tests.pipeline.test_load import snapshot
+from tests.small_tree import snapshot
 
 pytestmark = pytest.mark.slow
 
@@ -55,27 +56,84 @@ def _answers(db: Path) -> list[tuple]:
         con.close()
 
 
-@pytest.fixture()
-def live_tree(tmp_path: Path) -> tuple[Path, Path]:
-    """Three runs, ingested once; then a live run appends a record and another question of
-    a run is rewritten with a new answer, so the next ingest is incremental and replaces rows
-    of two runs."""
-    root, db = tmp_path / "tree", tmp_path / "warehouse.duckdb"
+# Every file's modification time is set, so that each version of the tree is the same bytes
+# and the same times whenever it is written: the clean builds it is compared with (whose
+# files table holds those times) are made once for all the stages.
+WRITTEN, CHANGED, APPENDED = (1_767_225_600 + i * 3600 for i in range(3))
+
+
+def _write(path: Path, data: bytes, mode: str, when: int) -> None:
+    with path.open(mode) as fh:
+        fh.write(data)
+    os.utime(path, (when, when))
+
+
+def _live_tree(root: Path) -> None:
+    """Three runs, ingested once (by the caller); then a live run appends a record and
+    another question of a run is rewritten with a new answer, so the next ingest is
+    incremental and replaces rows of two runs."""
     for m in range(3):
         run = root / RUN.format(m)
         run.mkdir(parents=True)
-        (run / "results.jsonl").write_bytes(b"".join(_record(f"q{i}", "a") for i in range(20)))
+        _write(run / "results.jsonl", b"".join(_record(f"q{i}", "a") for i in range(20)),
+               "wb", WRITTEN)
+
+
+def _change(root: Path) -> None:
+    _write(root / RUN.format(0) / "results.jsonl", _record("q20", "b"), "ab", CHANGED)
+    _write(root / RUN.format(1) / "results.jsonl",
+           b"".join(_record(f"q{i}", "b" if i == 3 else "a") for i in range(20)), "wb",
+           CHANGED)
+
+
+def _append(root: Path) -> None:
+    _write(root / RUN.format(2) / "results.jsonl", _record("q21", "b"), "ab", APPENDED)
+
+
+def _fresh(base: Path) -> tuple[Path, Path]:
+    """The tree and the database at the one path every build of this module uses (the
+    warehouse records its root), emptied."""
+    root, db = base / "tree", base / "warehouse.duckdb"
+    shutil.rmtree(root, ignore_errors=True)
+    for leftover in base.glob("warehouse.duckdb*"):
+        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+    return root, db
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("publish")
+
+
+@pytest.fixture(scope="module")
+def clean(base: Path) -> dict[str, dict]:
+    """Snapshots of what a clean ingest builds from the changed tree, and from it after one
+    more append."""
+    root, db = _fresh(base)
+    _live_tree(root)
+    _change(root)
     assert _ingest(root, db).returncode == 0
-    with (root / RUN.format(0) / "results.jsonl").open("ab") as fh:
-        fh.write(_record("q20", "b"))
-    (root / RUN.format(1) / "results.jsonl").write_bytes(
-        b"".join(_record(f"q{i}", "b" if i == 3 else "a") for i in range(20)))
+    changed = snapshot(db)
+    _append(root)
+    appended = base / "appended.duckdb"
+    assert _ingest(root, appended).returncode == 0
+    return {"changed": changed, "appended": snapshot(appended)}
+
+
+@pytest.fixture()
+def live_tree(base: Path, clean: dict[str, dict]) -> tuple[Path, Path]:
+    """The three runs, ingested once, then changed (see _live_tree)."""
+    root, db = _fresh(base)
+    _live_tree(root)
+    assert _ingest(root, db).returncode == 0
+    _change(root)
     return root, db
 
 
 @pytest.mark.parametrize("point", ["copied", "replaced", "recomputed", "built", "renamed"])
 def test_crash_at_each_stage_of_an_incremental_ingest(live_tree: tuple[Path, Path],
-                                                      tmp_path: Path, point: str) -> None:
+                                                      clean: dict[str, dict],
+                                                      point: str) -> None:
     root, db = live_tree
     before = _answers(db)
     crashed = _ingest(root, db, crash_at=point)
@@ -93,12 +151,8 @@ def test_crash_at_each_stage_of_an_incremental_ingest(live_tree: tuple[Path, Pat
     again = _ingest(root, db)
     assert again.returncode == 0, again.stderr
     assert not [p for p in db.parent.iterdir() if p.name.startswith(f"{db.name}.tmp-")]
-    clean = tmp_path / "clean.duckdb"
-    assert _ingest(root, clean).returncode == 0
-    assert snapshot(db) == snapshot(clean)
+    assert snapshot(db) == clean["changed"]
     # And the ingest after that is incremental again: nothing is left inconsistent.
-    with (root / RUN.format(2) / "results.jsonl").open("ab") as fh:
-        fh.write(_record("q21", "b"))
+    _append(root)
     assert _ingest(root, db).returncode == 0
-    assert _ingest(root, clean).returncode == 0
-    assert snapshot(db) == snapshot(clean)
+    assert snapshot(db) == clean["appended"]

@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 
 import duckdb
-import orjson
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -38,23 +37,10 @@ from etl.pipeline import ingest as ingest_module
 from etl.pipeline.cache import cache_root_for, read_index
 from etl.pipeline.errors import IngestError
 from etl.pipeline.ingest import IngestOptions, run_ingest
+from tests.budgets import examples
 from tests.conftest import run_etl
-from tests.pipeline.test_load import assert_same_warehouse
-
-RUN = "ehr_bench/agentic/full1800/claude_opus_4_6"
-INTERRUPTED_MESSAGE = "interrupted; the previous database is unchanged"  # the promised words
-
-
-def _results(directory: Path, qids: list[str]) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "results.jsonl").write_bytes(b"".join(orjson.dumps(
-        {"qid": q, "run_index": 1, "task": "labevents", "label": ["a"], "status": "success",
-         "completed": True, "messages": []}) + b"\n" for q in qids))
-
-
-def _tree(root: Path) -> Path:
-    _results(root / RUN, ["q1", "q2"])
-    return root
+from tests.pipeline.one_run import INTERRUPTED_MESSAGE, RUN, one_run_tree, write_results
+from tests.small_tree import assert_same_warehouse
 
 
 def test_empty_root_is_refused(tmp_path: Path) -> None:
@@ -71,14 +57,14 @@ def test_root_with_files_but_no_results_is_refused(tmp_path: Path) -> None:
     root = tmp_path / "notes"
     (root / "ehr_bench").mkdir(parents=True)
     (root / "ehr_bench" / "README.md").write_text("nothing here yet\n")
-    _results(root / "ehr_bench/agentic/full1800", ["stray"])  # outside any run
+    write_results(root / "ehr_bench/agentic/full1800", ["stray"])  # outside any run
     proc = run_etl("ingest", str(root), "--db", str(tmp_path / "w.duckdb"), "-q", check=False)
     assert proc.returncode == 5, proc.stderr
     assert "no results under" in proc.stderr
 
 
 def test_db_that_is_not_a_warehouse_is_never_replaced(tmp_path: Path) -> None:
-    root = _tree(tmp_path / "tree")
+    root = one_run_tree(tmp_path / "tree")
     readme = tmp_path / "README.md"
     readme.write_text("# my notes\n")
     proc = run_etl("ingest", str(root), "--db", str(readme), "-q", check=False)
@@ -101,7 +87,7 @@ def test_db_that_is_not_a_warehouse_is_never_replaced(tmp_path: Path) -> None:
     # A warehouse this tool built is replaced as before.
     ours = tmp_path / "warehouse.duckdb"
     run_etl("ingest", str(root), "--db", str(ours), "-q")
-    _results(root / "ehr_bench/agentic/full1800/kimi_k2_5", ["q1"])
+    write_results(root / "ehr_bench/agentic/full1800/kimi_k2_5", ["q1"])
     run_etl("ingest", str(root), "--db", str(ours), "-q")
     con = duckdb.connect(str(ours), read_only=True)
     try:
@@ -116,14 +102,14 @@ def _nothing_written(db: Path) -> bool:
 
 def test_root_one_level_too_high_is_refused_and_names_the_root(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    _tree(repo / "results")
+    one_run_tree(repo / "results")
     # What a repository holds besides the results: none of it is a run.
-    _results(repo / ".git/objects/ab/cd/ef", ["git1"])
-    _results(repo / ".venv/lib/python3.11/site-packages/pkg", ["venv1"])
+    write_results(repo / ".git/objects/ab/cd/ef", ["git1"])
+    write_results(repo / ".venv/lib/python3.11/site-packages/pkg", ["venv1"])
     (repo / "venv").mkdir()
     (repo / "venv/pyvenv.cfg").write_text("home = /usr/bin\n")
-    _results(repo / "venv/lib/python3.11/site-packages/pkg", ["venv2"])
-    _results(repo / "docs/a/b/c", ["doc1"])
+    write_results(repo / "venv/lib/python3.11/site-packages/pkg", ["venv2"])
+    write_results(repo / "docs/a/b/c", ["doc1"])
     db = tmp_path / "w.duckdb"
     proc = run_etl("ingest", str(repo), "--db", str(db), "-q", check=False)
     assert proc.returncode == 6, proc.stderr
@@ -162,8 +148,8 @@ def test_parent_of_the_demo_tree_is_refused_naming_the_tree(tmp_path: Path) -> N
     """`demo/` instead of `demo/tree`: the tree and the directory its subset600 link points
     into sit side by side; neither is a benchmark directory."""
     demo = tmp_path / "demo"
-    _tree(demo / "tree")
-    _results(demo / "tree.external/agentehr_eval/subset600/kimi_k2_5", ["a1"])
+    one_run_tree(demo / "tree")
+    write_results(demo / "tree.external/agentehr_eval/subset600/kimi_k2_5", ["a1"])
     (demo / "tree/agent_ehr_bench/agentic").mkdir(parents=True)
     (demo / "tree/agent_ehr_bench/agentic/subset600").symlink_to(
         "../../../tree.external/agentehr_eval/subset600", target_is_directory=True)
@@ -188,7 +174,7 @@ def test_parent_of_the_demo_tree_is_refused_naming_the_tree(tmp_path: Path) -> N
 def test_unknown_benchmark_with_a_mode_directory_is_a_results_root(tmp_path: Path) -> None:
     """Unknown benchmarks are data: a directory holding agentic/ or oneshot/ is one."""
     root = tmp_path / "tree"
-    _results(root / "new_bench/oneshot/full100/kimi_k2_5", ["n1"])
+    write_results(root / "new_bench/oneshot/full100/kimi_k2_5", ["n1"])
     db = tmp_path / "w.duckdb"
     proc = run_etl("ingest", str(root), "--db", str(db), "-q")
     assert "warning" not in proc.stderr
@@ -203,7 +189,7 @@ def test_unknown_benchmark_with_a_mode_directory_is_a_results_root(tmp_path: Pat
 def test_symlink_to_a_missing_target_is_refused_naming_what_it_costs(tmp_path: Path) -> None:
     """A tree copied without the target of its subset600 link: refused, not a tree that
     silently lacks every agent_ehr_bench run."""
-    root = _tree(tmp_path / "copy")
+    root = one_run_tree(tmp_path / "copy")
     (root / "agent_ehr_bench/agentic").mkdir(parents=True)
     link = root / "agent_ehr_bench/agentic/subset600"
     link.symlink_to("../../../tree.external/agentehr_eval/subset600", target_is_directory=True)
@@ -243,10 +229,10 @@ def test_a_derive_step_that_fails_fails_the_ingest(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A warehouse without its views (or best@k, or comparisons) is not a success: the
     ingest fails, the previous database stays, and the next ingest builds it whole."""
-    root, db = _tree(tmp_path / "tree"), tmp_path / "w.duckdb"
+    root, db = one_run_tree(tmp_path / "tree"), tmp_path / "w.duckdb"
     run_ingest(root, db, IngestOptions(jobs=1))
     before, inode = db.read_bytes(), db.stat().st_ino
-    _results(root / "ehr_bench/agentic/full1800/kimi_k2_5", ["q1"])  # something to build
+    write_results(root / "ehr_bench/agentic/full1800/kimi_k2_5", ["q1"])  # something to build
 
     def views_missing(con: duckdb.DuckDBPyConnection) -> None:
         raise ImportError("import of etl.views halted; None in sys.modules")
@@ -270,7 +256,7 @@ def test_a_derive_step_that_fails_fails_the_ingest(tmp_path: Path,
 def test_full_that_fails_keeps_the_cache_and_the_history(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
-    root, db = _tree(tmp_path / "tree"), tmp_path / "w.duckdb"
+    root, db = one_run_tree(tmp_path / "tree"), tmp_path / "w.duckdb"
     run_ingest(root, db, IngestOptions(jobs=1))
     index = read_index(cache_root_for(db))
     assert index["files"] and len(index["ingests"]) == 1
@@ -397,7 +383,7 @@ def _accepted_by_the_rule(directory: Path) -> bool:
        loose_file=st.booleans())
 @example(paths=[["x", "tree", "x", "ehr_bench"], ["tree", "x"]], loose_file=False)  # 3 down
 @example(paths=[[".git", "ehr_bench"], ["x", ".git", "mm_bench"]], loose_file=True)  # hidden
-@settings(max_examples=100, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(100), deadline=None, derandomize=True, database=None)
 def test_any_layout_is_refused_exactly_when_no_child_is_a_benchmark_directory(
         paths: list[list[str]], loose_file: bool) -> None:
     from etl.pipeline.errors import NotAResultsRoot

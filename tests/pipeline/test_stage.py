@@ -30,11 +30,12 @@ from etl.pipeline.ingest import IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.plan import FilePlan
 from etl.pipeline.segments import stage_segments
 from etl.pipeline.stage import parse_view
-from tests.pipeline.test_load import (
+from tests.budgets import examples
+from tests.small_tree import (
     AGENTIC,
     ONESHOT,
     assert_same_warehouse,
-    build_tree,
+    backdate,
     parsed_paths,
     record,
 )
@@ -42,7 +43,10 @@ from tests.pipeline.test_load import (
 LIVE = f"{ONESHOT}/results.jsonl"
 
 
-def ingest(root: Path, db: Path, quiet: float = 60.0, **options: Any) -> IngestSummary:
+# A writer is "still on" a file modified in the last hour: far beyond the time a test takes
+# between writing a half line and ingesting it, however busy the machine (backdate() makes a
+# file a day old).
+def ingest(root: Path, db: Path, quiet: float = 3600.0, **options: Any) -> IngestSummary:
     return run_ingest(root, db, IngestOptions(jobs=1,
                                               in_progress_seconds=quiet, **options))
 
@@ -75,19 +79,6 @@ def chain_of(db: Path, path: str) -> list[dict[str, Any]]:
     entry = next(e for e in read_index(cache)["files"].values() if e["path"] == path)
     return result_from_json(orjson.loads((cache / entry["cache_dir"] / "stats.json")
                                          .read_bytes())).parts()
-
-
-def backdate(path: Path, seconds: float = 3600) -> None:
-    st_ = path.stat()
-    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns - int(seconds * 1e9)))
-
-
-@pytest.fixture()
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "tree"
-    build_tree(root)
-    backdate(root / AGENTIC / "results.jsonl")  # its truncated last line is old: damage
-    return root
 
 
 def test_grown_file_is_parsed_from_its_last_line_and_equals_a_full_rebuild(
@@ -323,7 +314,7 @@ def _stats(result: Any) -> tuple:
             result.n_repaired, result.n_in_progress, result.tables)
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=examples(60), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cuts=st.lists(st.integers(0, len(CUT_CONTENT)), min_size=1, max_size=3),
        quiet=st.lists(st.booleans(), min_size=3, max_size=3))

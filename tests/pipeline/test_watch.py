@@ -8,8 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import duckdb
@@ -17,12 +15,8 @@ import orjson
 
 from etl.pipeline.ingest import IngestOptions
 from etl.pipeline.watch import WatchOptions, watch
-from tests.pipeline import test_stage
-from tests.pipeline.test_load import ONESHOT, assert_same_warehouse, record
-from tests.pipeline.test_load import ingest as full_ingest
-
-tree = test_stage.tree  # the same fixture: a built tree whose truncated line is old
-
+from tests.small_tree import ONESHOT, assert_same_warehouse, record
+from tests.small_tree import ingest as full_ingest
 
 LIVE = f"{ONESHOT}/results.jsonl"
 
@@ -39,28 +33,31 @@ def count_w(db: Path) -> int:
 
 def test_watch_follows_a_writer_and_stops_when_idle(tree: Path, tmp_path: Path) -> None:
     db = tmp_path / "warehouse.duckdb"
-    done = threading.Event()
-
-    def writer() -> None:
-        time.sleep(0.5)
-        for i in range(4):
-            with (tree / LIVE).open("ab") as fh:
-                fh.write(orjson.dumps(record(f"w{i}")) + b"\n")
-            time.sleep(0.8)
-        done.set()
-
-    thread = threading.Thread(target=writer)
-    thread.start()
     lines: list[str] = []
-    started = time.monotonic()
-    try:
-        report = watch(tree, db, IngestOptions(jobs=1),
-                       WatchOptions(poll_seconds=0.1, settle_seconds=0.3,
-                                    stop_after_idle=3.0), echo=lines.append)
-    finally:
-        thread.join()
-    assert done.is_set()
-    assert time.monotonic() - started < 120  # stopped by itself
+    written: list[str] = []
+
+    def echo(line: str) -> None:
+        """The writer goes on after each ingest the watcher reports, four records in all:
+        each append is one the watcher has to notice, whatever the machine's speed."""
+        lines.append(line)
+        if len(written) < 4 and not line.startswith("watch: stopped"):
+            qid = f"w{len(written)}"
+            with (tree / LIVE).open("ab") as fh:
+                fh.write(orjson.dumps(record(qid)) + b"\n")
+            written.append(qid)
+
+    # The watcher's own clock, moved on by its sleeps: its settling and its idle time are
+    # counted in polls, never in the machine's seconds. max_ingests: a watcher that never
+    # goes idle ends the test instead of hanging it.
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    report = watch(tree, db, IngestOptions(jobs=1),
+                   WatchOptions(poll_seconds=0.1, settle_seconds=0.3, stop_after_idle=3.0,
+                                max_ingests=50), echo=echo, sleep=sleep, clock=lambda: now[0])
+    assert len(written) == 4
     assert report.stopped_because == "no change for 3s" and not report.failures
     assert len(report.ingests) >= 2  # the start, and at least once after the writer
     assert len(lines) == len(report.ingests) + 1 and lines[-1].startswith("watch: stopped")

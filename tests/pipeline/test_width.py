@@ -19,7 +19,7 @@ import duckdb
 import pytest
 
 from etl.comparison import build_comparisons
-from tests.views.test_comparison import make_warehouse
+from tests.boards import make_warehouse
 from tests.wide_tree import measure, write_wide_tree
 
 TASKS = {f"q{i:03d}": ("decision_making" if i % 2 else "risk_prediction", f"t{i % 3}")

@@ -12,8 +12,9 @@ from tests.readme_tour import README, run, tour, workdir_for
 def test_the_tour_shows_what_the_commands_print(demo_db: Path, tmp_path: Path) -> None:
     steps = tour(README.read_text())
     commands = [step.command.split()[1] for step in steps]
-    # the tour: five commands, each with the output it printed
-    assert commands == ["leaderboard", "compare", "search", "query", "report"], commands
+    # the tour: six commands, each with the output it printed
+    assert commands == ["leaderboard", "compare", "failures", "search", "query", "report"], \
+        commands
     work = workdir_for(demo_db, tmp_path)
     for step in steps:
         assert step.shown.strip(), f"no output shown under {step.command}"

@@ -8,7 +8,6 @@ of the database file (freed pages must not keep them either)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -21,7 +20,8 @@ import pytest
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
 from tests.conftest import run_etl
-from tests.pipeline.test_load import _stable
+from tests.redact.keyed import keyed_id
+from tests.small_tree import stable
 
 AGENTIC = "ehr_bench/agentic/full1800/claude_opus_4_6"
 ONESHOT = "ehr_bench/oneshot/full1800/claude_opus_4_6"
@@ -221,7 +221,7 @@ def _everything(db: Path, qid_map: Callable[[str], str] | None = None,
             if drawn:
                 relation = relation.select(*[c for c in relation.columns if c not in drawn])
             mapped = [qid_map if qid_map and c == "qid" else None for c in relation.columns]
-            out[name] = sorted((tuple(_stable(f(v) if f and v is not None else v)
+            out[name] = sorted((tuple(stable(f(v) if f and v is not None else v)
                                       for f, v in zip(mapped, row, strict=True))
                                 for row in relation.fetchall()), key=repr)
         return out
@@ -284,13 +284,6 @@ def test_cli_needs_a_key_and_reads_it_from_the_environment(tmp_path: Path) -> No
 
 
 # ---- patient ids inside question ids ------------------------------------------------------
-def keyed_id(key: str, kind: str, value: str) -> int:
-    """The documented hash (docs/SAFETY.md): the first 15 hex digits of
-    sha256("<key>:<kind>:<id>") as an integer. Written here from the documentation, not
-    taken from the code under test."""
-    return int(hashlib.sha256(f"{key}:{kind}:{value}".encode()).hexdigest()[:15], 16)
-
-
 def expected_qid(qid: str, key: str) -> str:
     """Documented rule: each '_'-separated token of 6+ digits is replaced by the keyed hash
     of the n-th such token's kind (subject, hadm, stay, then number); the rest is kept."""

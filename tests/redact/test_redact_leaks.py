@@ -23,7 +23,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
+from tests.budgets import examples
 from tests.conftest import make_tree, run_etl
 
 KEY = "leak-test-key"
@@ -318,12 +318,14 @@ def _links(html: str) -> list[str]:
 
 @contextmanager
 def serving(db: Path) -> Iterator[str]:
-    """etl serve over db, as a user starts it."""
+    """etl serve over db, as a user starts it (the SQL page's deadline past the test's
+    safety net: a table's answer must not depend on how busy the machine is)."""
     from tests.serving import free_port, wait_for_server
+    from tests.waiting import SAFETY_SECONDS
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "etl.cli", "serve", "--db", str(db),
-                             "--port", str(port)],
+                             "--port", str(port), "--sql-timeout", str(SAFETY_SECONDS)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         base = f"http://127.0.0.1:{port}"
@@ -403,7 +405,6 @@ def test_no_raw_id_in_any_page_of_the_explorer(builds: dict[str, Path], needles:
         if runs:
             leaks[url] = sorted(runs)[:3]
 
-    started = time.monotonic()
     for url, body in crawl(explorer):
         routes.add(urlsplit(url).path)
         check(url, body)
@@ -428,7 +429,6 @@ def test_no_raw_id_in_any_page_of_the_explorer(builds: dict[str, Path], needles:
     assert {"/", "/board", "/questions", "/trajectory", "/rejects", "/sql"} <= routes, routes
     assert n_pages > 150, n_pages
     assert leaks == {}, leaks
-    assert time.monotonic() - started < 600
 
 
 # -- the rule for ids inside a text, against its documentation --------------------------------
@@ -437,7 +437,7 @@ def documented_redact_ids(text: str, key: str) -> str:
     every '_'-separated token of 6+ digits becomes the keyed hash of the n-th such token's
     kind (subject, hadm, stay, then number); a run of 6+ digits inside a longer token its
     'number' hash; everything else stays."""
-    from tests.redact.test_redact import keyed_id
+    from tests.redact.keyed import keyed_id
 
     out = []
     for piece in re.findall(r"[A-Za-z0-9_]+|[^A-Za-z0-9_]+", text):
@@ -464,7 +464,7 @@ ID_TEXT = st.lists(st.one_of(
 
 
 @given(st.lists(ID_TEXT, min_size=1, max_size=25))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_ids_in_any_text_are_hashed_by_the_documented_rule(texts: list[str]) -> None:
     from etl.redact import prepare_redaction
 

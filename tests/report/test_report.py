@@ -4,7 +4,6 @@ the expected charts and no console message (screenshot kept under build/test-art
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import struct
@@ -12,7 +11,6 @@ import subprocess
 import warnings
 import zlib
 from collections import Counter
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,10 @@ from etl.cli import cli
 from etl.schema import PROJECT_DIR
 from etl.views import apply_schema, apply_views
 from tests.conftest import run_etl
+from tests.html_pages import Elements, parse
+from tests.html_pages import close_to as _close
+from tests.html_pages import warehouse_rows as _rows
+from tests.waiting import SAFETY_SECONDS
 
 ARTIFACTS = PROJECT_DIR / "build" / "test-artifacts"
 WINDOW = (1400, 2000)
@@ -32,69 +34,6 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 
 class ArtifactNotice(UserWarning):
     """Where a test left a file for people to look at."""
-
-
-class Elements(HTMLParser):
-    """Every start tag with its attributes, and the text of the document."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text: list[str] = []
-        self.svg_stack: list[str] = []
-        self.in_svg: list[tuple[str, str, dict[str, str | None]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        attributes = dict(attrs)
-        self.tags.append((tag, attributes))
-        if tag == "svg":
-            self.svg_stack.append(attributes.get("id") or "")
-        elif self.svg_stack:
-            self.in_svg.append((self.svg_stack[-1], tag, attributes))
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag == "svg":
-            self.svg_stack.pop()
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "svg" and self.svg_stack:
-            self.svg_stack.pop()
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-    def classed(self, css_class: str) -> list[tuple[str, dict[str, str | None]]]:
-        """(enclosing svg id, attributes) of SVG elements with that class."""
-        return [(svg, a) for svg, _, a in self.in_svg
-                if css_class in (a.get("class") or "").split()]
-
-    def svg_ids(self, css_class: str) -> list[str]:
-        return [a["id"] or "" for tag, a in self.tags
-                if tag == "svg" and css_class in (a.get("class") or "").split()]
-
-
-def parse(page: str) -> Elements:
-    parser = Elements()
-    parser.feed(page)
-    parser.close()
-    return parser
-
-
-def _rows(db: Path, sql: str) -> list[dict[str, Any]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        cursor = con.execute(sql)
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-    finally:
-        con.close()
-
-
-def _close(text: str | None, value: float | None) -> bool:
-    if value is None:
-        return text in ("", "None", None)
-    return text is not None and math.isclose(float(text), value, rel_tol=1e-12, abs_tol=1e-12)
 
 
 @pytest.fixture(scope="module")
@@ -276,7 +215,7 @@ def _run_chromium(page: Path, profile: Path, *extra: str) -> subprocess.Complete
         "--no-first-run", f"--user-data-dir={profile}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
         "--enable-logging=stderr", "--v=0", *extra, page.resolve().as_uri(),
     ]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=SAFETY_SECONDS)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc
 

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from etl.report import write_report
-from tests.report.test_report import Elements, _close, _rows, parse
+from tests.html_pages import Elements, parse
+from tests.html_pages import close_to as _close
+from tests.html_pages import warehouse_rows as _rows
 
 
 @pytest.fixture(scope="module")

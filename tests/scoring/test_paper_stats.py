@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl.paper_stats import t_quantile
+from tests.budgets import examples
 
 
 def two_sided_mass(t: float, df: int) -> float:
@@ -38,7 +39,7 @@ def test_closed_forms() -> None:
                         rel_tol=1e-13)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(min_value=1, max_value=4000))
 def test_quantile_holds_95_percent_of_the_mass(df: int) -> None:
     q = t_quantile(0.975, df)

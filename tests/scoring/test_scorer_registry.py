@@ -7,11 +7,7 @@ boards)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -20,6 +16,7 @@ import pytest
 from etl import glossary
 from etl.scoring import registry
 from etl.scoring.registry import SCORERS, RegistryError, Scorer
+from tests.package_copy import copy_package, ingest_with
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -131,10 +128,7 @@ def test_a_new_scorer_is_one_module_and_one_registry_entry(demo_tree, tmp_path: 
     """Copy the package, add a module and one entry to SCORERS, ingest the demo tree with the
     copy: the new scorer scores every result, is in table scorers with its words, and every
     leaderboard run shows it beside its default with the rule's number."""
-    copy = tmp_path / "project"
-    for part in ("etl", "schema", "sql"):
-        shutil.copytree(PROJECT / part, copy / part,
-                        ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    copy = copy_package(tmp_path)
     (copy / "etl" / "scoring" / "always_half.py").write_text(_NEW_MODULE)
     source = (copy / "etl" / "scoring" / "registry.py").read_text()
     head = "SCORERS: tuple[Scorer, ...] = (\n"
@@ -144,11 +138,7 @@ def test_a_new_scorer_is_one_module_and_one_registry_entry(demo_tree, tmp_path: 
         source.replace(head, head + _NEW_ENTRY))
 
     db = tmp_path / "warehouse.duckdb"
-    env = {**os.environ, "PYTHONPATH": str(copy)}
-    proc = subprocess.run([sys.executable, "-m", "etl.cli", "ingest", str(demo_tree[0]),
-                           "--db", str(db), "--quiet"], capture_output=True, text=True,
-                          env=env, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ingest_with(copy, demo_tree[0], db)
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT title, description, module FROM scorers "
                            "WHERE scorer = 'always_half'").fetchall() == [(

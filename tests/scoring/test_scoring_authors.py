@@ -24,6 +24,7 @@ from etl.scoring.authors_text import (
     finish_prediction,
     true_best_at_k,
 )
+from tests.budgets import examples
 
 
 def call(name: Any, arguments: Any, call_id: str = "c1") -> dict[str, Any]:
@@ -312,7 +313,7 @@ LABEL = st.one_of(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(messages=st.one_of(st.lists(MESSAGE, max_size=5), st.none(), st.just("x")),
        label=LABEL)
 def test_production_equals_the_clean_room_rules(messages: Any, label: Any) -> None:

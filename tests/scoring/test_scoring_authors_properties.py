@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from etl.scoring import authors_legacy, authors_mm, text_runs
 from etl.scoring.base import ResultInput
 from etl.values import gold_label
+from tests.budgets import examples
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5),
                     st.floats(allow_nan=True, allow_infinity=False),
@@ -42,7 +43,7 @@ ROUTES = {"no_gold", "incomplete", "set_f1", "llm_judge"}
 NOTES = {"ok", "no_finish_call", "bad_json_args", "no_response_key"}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(records)
 def test_mm_scorer_total_on_any_record(record: dict[str, Any]) -> None:
     row = authors_mm.score_record(record)
@@ -63,7 +64,7 @@ def test_mm_scorer_total_on_any_record(record: dict[str, Any]) -> None:
         assert row["len_gold"] == 0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(records)
 def test_text_run_stats_and_legacy_rule_on_any_record(record: dict[str, Any]) -> None:
     total, browser, turns = text_runs.run_stats(record)

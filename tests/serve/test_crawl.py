@@ -23,14 +23,14 @@ import pytest
 from tests.conftest import run_etl
 from tests.serve.crawl import CrawlResult, crawl, kind_of
 from tests.serve.crawl_tree import small_demo_tree
-from tests.serving import CHROMIUM, chromium, running_server
+from tests.serving import CHROMIUM, running_server
 
 pytest.importorskip("starlette")
 
 # What a reader reaches from the front page (each path at least once).
 PAGES = {"/", "/board", "/heatmap", "/questions", "/question", "/trajectory", "/message",
          "/image", "/diff", "/compare", "/search", "/paper", "/lineage", "/lineage/diff",
-         "/rejects", "/file", "/sql"}
+         "/rejects", "/file", "/sql", "/failures"}
 VIEWPORT = {"width": 1400, "height": 900}
 
 
@@ -63,9 +63,8 @@ def test_every_link_of_a_small_damaged_tree_answers_200(small_crawl: tuple) -> N
     assert not result.skipped
 
 
-def test_every_kind_of_page_of_the_demo_tree_answers_200(demo_db: Path) -> None:
-    with running_server(demo_db) as base:
-        result = crawl(base, cap=10, keep_pages=False)
+def test_every_kind_of_page_of_the_demo_tree_answers_200(server: str) -> None:
+    result = crawl(server, cap=10, keep_pages=False)
     assert _dead(result) == []
     # no image kept and no long message here; ten runs' question lists may miss the one
     # that links a score file
@@ -93,7 +92,8 @@ FIT = """() => {
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
-def test_no_page_scrolls_sideways_or_shows_json_escapes(small_crawl: tuple) -> None:
+def test_no_page_scrolls_sideways_or_shows_json_escapes(small_crawl: tuple, browser: object
+                                                         ) -> None:
     base, result = small_crawl
     one_of_each: dict[tuple, str] = {}
     for url in result.pages:
@@ -101,21 +101,20 @@ def test_no_page_scrolls_sideways_or_shows_json_escapes(small_crawl: tuple) -> N
             one_of_each.setdefault(kind_of(url), url)
     assert len(one_of_each) >= len(PAGES) - 1  # /image is not a page
     sideways, escaped, unstuck = [], [], []
-    with chromium() as browser:
-        page = browser.new_page(viewport=VIEWPORT)
-        for url in one_of_each.values():
-            page.goto(base + url)
-            fit = page.evaluate(FIT)
-            if fit["page"] > fit["window"]:
-                sideways.append((url, fit["page"]))
-            # a wide table scrolls in its box with its key column in view (sticky)
-            unstuck += [(url, box["id"]) for box in fit["boxes"] if abs(box["left"]) > 1]
-            for match in ESCAPE.finditer(page.evaluate("() => document.body.innerText")):
-                char = chr(int(match.group(1), 16))
-                if char.isprintable() and char not in "\"\\" and not 0xD800 <= ord(char) <= 0xDFFF:
-                    escaped.append((url, match.group(0)))
-                    break
-        page.close()
+    page = browser.new_page(viewport=VIEWPORT)
+    for url in one_of_each.values():
+        page.goto(base + url)
+        fit = page.evaluate(FIT)
+        if fit["page"] > fit["window"]:
+            sideways.append((url, fit["page"]))
+        # a wide table scrolls in its box with its key column in view (sticky)
+        unstuck += [(url, box["id"]) for box in fit["boxes"] if abs(box["left"]) > 1]
+        for match in ESCAPE.finditer(page.evaluate("() => document.body.innerText")):
+            char = chr(int(match.group(1), 16))
+            if char.isprintable() and char not in "\"\\" and not 0xD800 <= ord(char) <= 0xDFFF:
+                escaped.append((url, match.group(0)))
+                break
+    page.close()
     assert sideways == [], sideways
     assert unstuck == [], unstuck
     assert escaped == [], escaped

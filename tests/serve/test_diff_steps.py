@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl.serve.steps import align_steps, answer_items
+from tests.budgets import examples
 
 TOOLS = st.sampled_from(["ehr.load_ehr", "ehr.run_sql_query", "browser.search", "ehr.finish"])
 ARGS = st.sampled_from(['{"a": 1, "b": 2}', '{"b": 2, "a": 1}', '{"a": 1}', "not json",
@@ -36,7 +37,7 @@ def _lcs(a: list, b: list) -> int:
     return table[0][0]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(a=st.lists(STEP, max_size=8), b=st.lists(STEP, max_size=8))
 def test_alignment_keeps_every_step_and_pairs_a_longest_common_run(a: list, b: list) -> None:
     rows = align_steps(a, b)

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 
 from tests.explorer_tree import EIGHTH_MODEL, PLANTED, PLANTED_DEEP
-from tests.serving import CHROMIUM, chromium, running_server
+from tests.serving import CHROMIUM, running_server
 from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
@@ -51,12 +51,6 @@ def _shot(page: object, name: str) -> None:
     page.screenshot(path=str(path))
     if os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1" and name in DOC_SHOTS:
         shutil.copy(path, DOCS / f"explorer-{name}.png")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

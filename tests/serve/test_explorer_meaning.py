@@ -15,16 +15,10 @@ import pytest
 
 from etl.glossary import SCORERS
 from tests.conftest import run_etl
-from tests.serving import get, running_server
+from tests.serving import get
 from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
-
-
-@pytest.fixture(scope="module")
-def server(demo_db: Path) -> str:
-    with running_server(demo_db) as base:
-        yield base
 
 
 def _usual(rows: list[dict]) -> str:

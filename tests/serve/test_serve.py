@@ -24,12 +24,6 @@ pytest.importorskip("starlette")
 
 
 
-@pytest.fixture(scope="module")
-def server(demo_db: Path) -> str:
-    with running_server(demo_db) as base:
-        yield base
-
-
 def test_board_json_and_csv_match_leaderboard_ranked(server: str, demo_db: Path) -> None:
     expected = _rows(demo_db, "SELECT run_id, score, rank_group, coverage FROM "
                               "leaderboard_ranked WHERE benchmark = 'ehr_bench' AND "

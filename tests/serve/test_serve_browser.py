@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import shutil
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from tests.serving import CHROMIUM, chromium, running_server
+from tests.serving import CHROMIUM, running_server
 from tests.serving import query_rows as _rows
+from tests.waiting import wait_for
 
 pytest.importorskip("starlette")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -26,12 +26,6 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's ch
 PAYLOAD = '<script>alert("{0}")</script><img src=x onerror=alert("{0}")>'
 
 
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as launched:
-        yield launched
 
 
 class Watched:
@@ -202,7 +196,12 @@ def test_planted_markup_is_text_and_runs_nothing(browser: object, demo_db: Path,
     # catches both planted scripts.
     control = Watched(browser)
     control.page.set_content(PAYLOAD.format("control"))
-    control.page.wait_for_timeout(500)
+
+    def both_alerts() -> bool:  # Playwright delivers the dialogs while it waits
+        control.page.wait_for_timeout(20)
+        return len(control.dialogs) >= 2
+
+    wait_for(both_alerts, "the control page's two planted scripts ran", every=0)
     assert control.dialogs == ["control", "control"]
 
 

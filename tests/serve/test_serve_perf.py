@@ -29,12 +29,6 @@ ROW_RE = re.compile(r"<tr><td class=\"num\"><span>(\d+)</span></td></tr>")
 
 
 
-@pytest.fixture(scope="module")
-def server(demo_db: Path) -> str:
-    with running_server(demo_db) as base:
-        yield base
-
-
 def _link(html: str, cls: str) -> str | None:
     match = re.search(rf'<a href="([^"]+)" class="{cls}"', html)
     return match.group(1).replace("&amp;", "&") if match else None
@@ -201,7 +195,7 @@ def test_the_bench_runs_on_a_warehouse_and_exits_by_its_verdict(demo_db: Path) -
                            "--per-type", "1", "--repeats", "1"], capture_output=True,
                           text=True, timeout=300)
     out = proc.stdout
-    for kind in ("home", "board", "heatmap", "questions", "question", "trajectory",
+    for kind in ("home", "board", "heatmap", "failures", "questions", "question", "trajectory",
                  "trajectory_largest", "message_page", "compare", "search", "diff", "lineage",
                  "rejects", "sql"):
         assert re.search(rf"^{kind} +\d+ ", out, re.M), (kind, out, proc.stderr[-3000:])

@@ -16,8 +16,9 @@ import pytest
 import etl
 from etl.comparison import NOT_DETECTABLE, detectability
 from tests.conftest import run_etl
-from tests.report.test_report import Elements, _close, parse
-from tests.serving import get, running_server
+from tests.html_pages import Elements, parse
+from tests.html_pages import close_to as _close
+from tests.serving import get
 from tests.serving import query_rows as _rows
 
 CLUSTERED = ["benchmark", "mode", "model", "run_id", "n_questions", "n_clusters", "score",
@@ -97,12 +98,6 @@ def test_report_puts_the_mde_beside_each_paired_difference(report: Elements,
     assert labels and all(label in report.text for label in labels)
     assert sum(NOT_DETECTABLE in t for t in report.text) >= sum(
         bool(r["not_detectable"]) for r in want) * 2  # the label and the tooltip
-
-
-@pytest.fixture(scope="module")
-def server(demo_db: Path) -> str:
-    with running_server(demo_db) as base:
-        yield base
 
 
 def test_explorer_board_shows_the_clustered_interval(server: str, demo_db: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -17,6 +16,7 @@ from click.testing import CliRunner
 from etl.cli import cli
 from etl.synth import generate
 from etl.synth.writer import COPY_RANK
+from tests.synth.digest import tree_digest
 
 KINDS = {"results_merged", "results_top", "results_shard", "results_steal",
          "results_steal_copy", "input", "scored", "rescored", "per_question", "summary",
@@ -441,19 +441,6 @@ def test_archives(tree: tuple[Path, dict[str, Any]]) -> None:
         for c in a["changed"]:
             assert a["superseded_by"] and c["fields"]
             assert set(c["fields"]) <= {"status", "prediction"}
-
-
-def tree_digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for base in (root, Path(f"{root}.external")):
-        for dirpath, dirs, names in sorted(os.walk(base)):
-            dirs.sort()
-            for n in sorted(names + [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]):
-                p = Path(dirpath, n)
-                h.update(str(p.relative_to(base)).encode())
-                h.update(os.readlink(p).encode() if p.is_symlink() else p.read_bytes())
-    h.update(Path(f"{root}.truth.json").read_bytes())
-    return h.hexdigest()
 
 
 def test_deterministic(tmp_path: Path) -> None:

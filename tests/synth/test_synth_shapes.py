@@ -22,15 +22,20 @@ from etl.synth import generate, spec
 from etl.synth.content import Filler, Images, mm_questions, text_questions
 from etl.synth.plan import Sizes
 from etl.synth.records import Plan, RecordMaker
-from tests.synth.test_synth import tree_digest
+from tests.synth.digest import tree_digest
 
 # tree_digest of `generate(.../demo7, seed=7, damage=True)` (demo scale) by the generator
 # without shapes: first at d4c3350, then (a deliberate change: the demo tree gained the
 # authors' helper outputs, raw QA rows and a scored-only run) at 20962be, which has no
-# shapes either; the merged generator gives the same digest with and without --shape default
-DEMO_SEED7_DIGEST = "4e3486d0187f0d81451de611493870f2dabf779ab963c6774d3778f1ec6cf122"
-# bench_records_digest below with the generator before shapes existed
-BENCH_RECORDS_DIGEST = "cc34c2abefde9a5a1acfdd2e247ad15b66c2f75569a2e46d342387ac4110dc4b"
+# shapes either; the merged generator gives the same digest with and without --shape default.
+# Then a deliberate change, with the failure labels: every call carries the arguments its
+# tool requires, different at each step, and the failures planted by model are the writer's
+# own texts (etl/synth/failures.py), the raw QA rows count their tokens (usage);
+# outcomes and scores are the plans' as before.
+DEMO_SEED7_DIGEST = "759072288464fe77f0bb8c2664ce49c2bc6a1587005af9adb01d75752156b376"
+# bench_records_digest below with the generator before shapes existed, changed with the
+# failure labels as the demo digest above
+BENCH_RECORDS_DIGEST = "0d4764c0b857b54eff1911c9f8b21523522d550ac60ae922f8d1d19cf651123c"
 # The payload means of a 2.5 GB bench tree (etl/synth/layout.py make_ctx), heavy-tailed.
 BENCH_SIZES = Sizes(agentic=55882, oneshot=6666, mm_agentic=14166, mm_oneshot=6250,
                     heavy_tail=True)

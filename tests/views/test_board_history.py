@@ -18,11 +18,11 @@ import etl.board_history as board_history
 from etl.board_history import change_lines, record_leaderboard_history
 from etl.pipeline.ingest import IngestOptions, run_ingest
 from etl.views import apply_schema, apply_views
+from tests.boards import load, single_runs
 from tests.conftest import run_etl
-from tests.pipeline.test_load import record, write_jsonl
-from tests.report.test_report import _rows as query
+from tests.html_pages import warehouse_rows as query
 from tests.serving import get, running_server
-from tests.views.test_uncertainty import load, single_runs
+from tests.small_tree import record, write_jsonl
 
 BOARD = "ehr_bench/agentic/full1800"
 BOTH = ["aspirin", "heparin"]  # the label of every record(): F1 1; ["aspirin"] scores 2/3

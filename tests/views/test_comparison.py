@@ -8,33 +8,8 @@ import duckdb
 import pytest
 
 from etl.comparison import RESAMPLES, SEED, build_comparisons
-from etl.views import apply_schema, apply_views
 from tests import comparison_oracle as oracle
-
-
-def make_warehouse(scores: dict[tuple[str, str], dict[str, float]],
-                   tasks: dict[str, tuple[str, str]] | None = None,
-                   benchmark: str = "ehr_bench") -> duckdb.DuckDBPyConnection:
-    """A warehouse whose leaderboard runs have exactly these per-question scores:
-    scores[(model, mode)] = {qid: f1}. tasks[qid] = (task_group, task)."""
-    con = duckdb.connect()
-    apply_schema(con)
-    for (model, mode), per_question in scores.items():
-        run_id = f"{benchmark}/{mode}/full1800/{model}"
-        con.execute("INSERT INTO runs (run_id, benchmark, mode, split, model, is_archived, "
-                    "expected_questions) VALUES (?, ?, ?, 'full1800', ?, false, ?)",
-                    [run_id, benchmark, mode, model, len(per_question)])
-        for qid, f1 in per_question.items():
-            group, task = (tasks or {}).get(qid, ("decision_making", "t1"))
-            con.execute("INSERT INTO results (run_id, benchmark, mode, split, model, task, "
-                        "task_group, qid, run_index, status) VALUES (?, ?, ?, 'full1800', ?, "
-                        "?, ?, ?, 1, 'success')",
-                        [run_id, benchmark, mode, model, task, group, qid])
-            con.execute("INSERT INTO question_scores (run_id, qid, run_index, scorer, task, f1)"
-                        " VALUES (?, ?, 1, 'authors_text', ?, ?)", [run_id, qid, task, f1])
-    apply_views(con)
-    build_comparisons(con)
-    return con
+from tests.boards import make_warehouse
 
 
 def comparison(con: duckdb.DuckDBPyConnection, a: str, b: str, view: str = "model_comparison"

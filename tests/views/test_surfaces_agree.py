@@ -10,13 +10,13 @@ other scorer's boards overall; the other surfaces every board at every level.
 
 The view's own numbers are proven against independent computations elsewhere
 (tests/views/test_leaderboard.py, tests/views/test_uncertainty.py); here it is the reference
-each surface must repeat. `make test` draws a few trees (each ingest costs seconds);
-ETL_SURFACE_EXAMPLES raises the budget (`make fuzz` runs it with more)."""
+each surface must repeat. `make test` draws three trees (each costs an ingest, a server and
+every surface: seconds), enough to meet each shape the strategy plants; `make fuzz` draws
+sixty."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -30,11 +30,12 @@ from urllib.parse import urlencode
 import duckdb
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 import etl
 from etl.cli import cli
 from etl.report import load_report_data, render_report
+from tests.budgets import SLOW_OK, examples
 from tests.serving import get, running_server
 from tests.views.surface_trees import TreeSpec, surface_trees, write_tree
 
@@ -43,7 +44,6 @@ pytest.importorskip("starlette")
 TOL = 1e-12
 NUMBERS = ("n_questions", "score", "ci_low", "ci_high", "ci_naive_low", "ci_naive_high")
 LEVELS = ("overall", "group", "task")
-EXAMPLES = int(os.environ.get("ETL_SURFACE_EXAMPLES", "3"))
 
 Key = tuple[str, str, str, str, str | None, str | None, str]  # board, scorer, level, cell, run
 
@@ -204,8 +204,9 @@ def check_tree(root: Path, db: Path) -> None:
     compare("etl report", report_cells(db), in_report)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize="ETL_SURFACE_EXAMPLES" not in
-          os.environ, suppress_health_check=[HealthCheck.too_slow])
+# Each example is a whole tree through every surface (an ingest, a server, every board at
+# every level): a few seconds of CPU, so three in make test, sixty in make fuzz.
+@settings(max_examples=examples(3, 60), deadline=None, suppress_health_check=SLOW_OK)
 @given(surface_trees())
 def test_every_surface_shows_the_views_numbers(spec: TreeSpec) -> None:
     work = Path(tempfile.mkdtemp(prefix="etl-surfaces-"))

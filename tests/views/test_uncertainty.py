@@ -14,20 +14,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from etl.clusters import build_question_clusters
-from etl.comparison import build_comparisons
 from etl.views import apply_schema, apply_views
 from tests import uncertainty_oracle as oracle
-
-BENCH, MODE = "ehr_bench", "agentic"
-TASKS = {"t1": "risk_prediction", "t2": "risk_prediction", "t3": "decision_making"}
-# Intervals are not under test here: few resamples keep each generated board fast.
-RESAMPLES = 20
-
-# qid -> (task, patient id or None)
-Meta = dict[str, tuple[str, int | None]]
-# model -> qid -> [(score, exact) per run]
-Runs = dict[str, dict[str, list[tuple[float, float]]]]
+from tests.boards import (
+    TASKS,
+    Meta,
+    Runs,
+    load,
+    single_runs,
+)
+from tests.budgets import examples
 
 
 @pytest.fixture(scope="module")
@@ -37,53 +33,6 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
     apply_views(connection)
     yield connection
     connection.close()
-
-
-def run_id(model: str) -> str:
-    return f"{BENCH}/{MODE}/full1800/{model}"
-
-
-def load(con: duckdb.DuckDBPyConnection, runs: Runs, meta: Meta, compare: bool = True) -> None:
-    """Replace the warehouse's rows by these runs (authors_text scores, one row per run of a
-    question), then fill the question clusters and (compare) the paired comparisons as an
-    ingest does."""
-    for table in ("runs", "results", "question_scores", "question_clusters",
-                  "paired_comparisons"):
-        con.execute(f"DELETE FROM {table}")  # fixed names
-    for model, questions in runs.items():
-        con.execute("INSERT INTO runs (run_id, benchmark, mode, split, model, is_archived, "
-                    "expected_questions) VALUES (?, ?, ?, 'full1800', ?, false, ?)",
-                    [run_id(model), BENCH, MODE, model, len(questions)])
-        results, scores = [], []
-        for qid, attempts in questions.items():
-            task, patient = meta[qid]
-            for index, (score, exact) in enumerate(attempts, 1):
-                results.append([run_id(model), BENCH, MODE, model, task, TASKS[task], qid,
-                                index, patient])
-                scores.append([run_id(model), qid, index, task, score, exact])
-        insert(con, "results", ["run_id", "benchmark", "mode", "model", "task", "task_group",
-                                "qid", "run_index", "subject_id"], results)
-        insert(con, "question_scores", ["run_id", "qid", "run_index", "task", "f1",
-                                        "exact_match"], scores)
-    con.execute("UPDATE results SET split = 'full1800', status = 'success'")
-    con.execute("UPDATE question_scores SET scorer = 'authors_text'")
-    build_question_clusters(con)
-    if compare:
-        build_comparisons(con, resamples=RESAMPLES)
-
-
-def insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[str],
-           values: list[list[Any]]) -> None:
-    """Insert rows in one statement, each column bound as a list (executemany goes row by
-    row, a quarter second for forty rows). Table and column names are fixed by the caller."""
-    if values:
-        unnested = ", ".join(f"unnest(${i})" for i in range(1, len(columns) + 1))
-        con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {unnested}",
-                    [list(column) for column in zip(*values, strict=True)])
-
-
-def single_runs(scores: dict[str, float]) -> dict[str, list[tuple[float, float]]]:
-    return {qid: [(s, float(s == 1.0))] for qid, s in scores.items()}
 
 
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None
@@ -159,7 +108,7 @@ def expected_paired(meta: Meta, a: dict[str, float], b: dict[str, float], qids: 
                              [cluster_of(q, meta) for q in qids])
 
 
-@settings(max_examples=35, deadline=None,
+@settings(max_examples=examples(35), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(board=boards())
 def test_generated_boards_match_the_oracle(con: duckdb.DuckDBPyConnection,
@@ -312,7 +261,7 @@ def repeated_runs(draw: st.DrawFn) -> list[list[tuple[float, float]]]:
     return [[(s, float(s == 1.0)) for s in q] for q in questions]
 
 
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=examples(30), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(questions=repeated_runs())
 def test_generated_repeated_runs_match_enumeration(con: duckdb.DuckDBPyConnection,
