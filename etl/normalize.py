@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -280,13 +280,15 @@ class RecordRows:
 
 
 def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
-                     keep_images: bool = False, multimodal: bool = False
+                     keep_images: bool = False, multimodal: bool = False,
+                     nonfinite: Collection[str] = ()
                      ) -> tuple[RecordRows | None, str | None]:
-    """One decoded record -> (rows, None), or (None, reason) when it must be rejected."""
+    """One decoded record -> (rows, None), or (None, reason) when it must be rejected.
+    nonfinite: the paths that held a bare NaN / Infinity (etl/read.py Line.nonfinite)."""
     qid = qid_of(record)
     if qid is None:
         return None, "record has no qid"
-    run_index, why = run_index_of(record)
+    run_index, why = run_index_of(record, nonfinite)
     if run_index is None:
         return None, f"qid {qid}: {why}"
 

@@ -23,6 +23,7 @@ from etl.cli.options import (
     terminal_width,
 )
 from etl.comparison import detectability
+from etl.terminal import one_line
 
 # Columns the readable formats (table, md) show; csv and json keep every column.
 READABLE = ("qid", "task", "gold", "prediction_a", "prediction_b", "score_a", "score_b",
@@ -35,7 +36,9 @@ LOSS_COLUMNS = ("failure", "title", "n_questions", "points", "top_qid")
 
 def summary_line(run_a: str, run_b: str, summary: dict[str, Any] | None) -> str:
     """One line: wins / losses / ties, diff with its interval, p (and Holm p when set), the
-    minimum detectable effect and whether diff is below it."""
+    minimum detectable effect and whether diff is below it. The run ids are directories of
+    the tree: their control characters are escaped."""
+    run_a, run_b = one_line(run_a), one_line(run_b)
     if summary is None:
         return f"{run_a} vs {run_b}: no paired statistics (no shared questions?)"
     ci = ("" if summary["ci_low"] is None

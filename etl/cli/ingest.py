@@ -23,6 +23,7 @@ from etl.pipeline.ingest import SEE_REJECTS, IngestOptions, IngestSummary, run_i
 from etl.pipeline.load import LOAD_MEMORY_LIMIT, memory_limit_problem
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
+from etl.terminal import one_line, printable
 
 FORCE_HELP = ("Ingest ROOT even when it holds no benchmark directory (exit 6) or symlinks "
               "whose targets are missing (exit 7); a warning says so.")
@@ -51,7 +52,11 @@ class ProgressBar:
 
 
 def _say_on_stderr(message: str) -> None:
-    click.echo(message, err=True)
+    click.echo(printable(message), err=True)
+
+
+def _say(message: str) -> None:
+    click.echo(printable(message))
 
 
 def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> IngestSummary:
@@ -195,10 +200,10 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
         from etl.pipeline.watch import WatchOptions, watch
 
         for warning in check_root(root, force):  # a wrong root: refused once, up front
-            click.echo(warning, err=True)
+            _say_on_stderr(warning)
         watch(root, db, options, WatchOptions(
             poll_seconds=poll_seconds, settle_seconds=settle_seconds,
-            max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=click.echo)
+            max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=_say)
         return
     if max_ingests is not None or stop_after_idle is not None:
         raise click.UsageError("--max-ingests and --stop-after-idle go with --watch.")
@@ -211,7 +216,7 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     _print_summary(summary, _same)
     if not summary.unchanged:  # one line per board that moved since the previous ingest
         for line in changes_since_last_ingest(db):
-            click.echo(line)
+            _say(line)
 
 
 def _same(line: str) -> str:
@@ -221,10 +226,10 @@ def _same(line: str) -> str:
 def _print_summary(summary: IngestSummary, edit: Callable[[str], str],
                    skip: tuple[str, ...] = ()) -> None:
     for warning in summary.warnings:
-        click.echo(warning, err=True)
+        _say_on_stderr(warning)
     for line in summary.lines():
         if not skip or not line.startswith(skip):
-            click.echo(edit(line))
+            _say(edit(line))
 
 
 @click.command("check", cls=EtlCommand)
@@ -262,9 +267,9 @@ def check_command(root: Path, max_rejects: int, force: bool) -> None:
     click.echo("\nruns:")
     for run_id, n, expected in runs:
         exp = f" / {expected} expected" if expected else ""
-        click.echo(f"  {run_id}: {n} results{exp}")
+        _say(f"  {one_line(run_id)}: {n} results{exp}")
     if rejects:
         click.echo("\nrejects:")
         for path, line_no, severity, error in rejects:
             where_in_file = f"{path}:{line_no}" if line_no else path
-            click.echo(f"  {severity:8s} {where_in_file}: {error}")
+            _say(f"  {severity:8s} {one_line(where_in_file)}: {one_line(error or '')}")

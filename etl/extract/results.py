@@ -60,14 +60,15 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
                  skip_keys: frozenset, keep_images: bool, benchmark: str | None,
                  emit: Emitter) -> None:
     if skip_keys:
-        qid, (run_index, _) = qid_of(record), run_index_of(record)
+        qid, (run_index, _) = qid_of(record), run_index_of(record, line.nonfinite)
         if (qid, run_index) in skip_keys:
             emit.row("results", {"qid": qid, "run_index": run_index,
                                  "line_no": line.line_no, "rec_no": rec_no})
             return
     rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
                                  keep_images=keep_images,
-                                 multimodal=benchmark_kind(benchmark) == MULTIMODAL)
+                                 multimodal=benchmark_kind(benchmark) == MULTIMODAL,
+                                 nonfinite=line.nonfinite)
     if rows is None:
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))

@@ -17,7 +17,6 @@ no previous staging, and the log is read whole."""
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from etl.pipeline.emitter import (
     ParquetEmitter,
     StageResult,
     cache_dir_name,
+    new_entry_dir,
     primary_rows,
     publish_dir,
     write_stats,
@@ -46,8 +46,7 @@ def stage_inspect_log(plan: FilePlan, info: FileInfo, cache_root: Path, parser: 
                       ingest_id: str) -> StageResult:
     started = time.perf_counter()
     tmp = cache_root / f".tmp-{info.file_id}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    new_entry_dir(tmp)
     emitter = ParquetEmitter(info, tmp, ingest_id)
     previous = previous_parse(plan, cache_root)
 

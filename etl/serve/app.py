@@ -129,8 +129,9 @@ def _json_default(value: Any) -> Any:
 
 
 # A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV
-# Injection"): such a text cell gets a leading single quote, which the spreadsheet shows as
-# text. Numbers are written as numbers (a negative one is not a formula).
+# Injection"), also after blanks and line breaks (" =1+1", "\n=1+1": spreadsheets skip
+# them): such a text cell gets a leading single quote, which the spreadsheet shows as text.
+# Numbers are written as numbers (a negative one is not a formula).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -139,7 +140,8 @@ def csv_cell(value: Any) -> Any:
     neutralised, anything else as is."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and (value.startswith(FORMULA_STARTS)
+                                   or value.lstrip().startswith(FORMULA_STARTS)):
         return "'" + value
     return value
 

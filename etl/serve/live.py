@@ -84,6 +84,10 @@ class ServeWarehouse(Warehouse):
         self.board_memo("rows", DEFAULT_BOARD)
         self.board_memo("cells", DEFAULT_BOARD)
 
+    def board(self, name: str, benchmark: str, mode: str) -> list[dict[str, Any]]:
+        """The rows of one board (benchmark, mode) of a memo (the failure views')."""
+        return [r for r in self.memo(name) if r["benchmark"] == benchmark and r["mode"] == mode]
+
     def board_rows(self, benchmark: str | None = None, mode: str | None = None,
                    scorer: str | None = None, shared: bool = False) -> list[dict[str, Any]]:
         """The rows of board_rows of one board: benchmark and mode (None: every one), scored

@@ -9,14 +9,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from tests.conftest import run_etl
-from tests.waiting import SAFETY_SECONDS, wait_for
+from tests.waiting import wait_for
 
 
 def _unwritable_dir(tmp_path: Path) -> Path:
@@ -83,13 +82,16 @@ def test_parse_workers_die_with_a_killed_ingest(demo_tree: tuple[Path, dict],
                             start_new_session=True)
     try:
         workers: set[int] = set()
-        deadline = time.monotonic() + SAFETY_SECONDS
-        while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            # Workers that have imported etl and are parsing (their cache dirs appear).
+
+        def parsing() -> bool:
+            """Workers that have imported etl and are parsing (their cache dirs appear)."""
+            nonlocal workers
             cache = db.with_name(db.name + ".cache")
             if cache.exists() and any(p.name.startswith(".tmp-") for p in cache.iterdir()):
                 workers = {p for p in _descendants(proc.pid) if _alive(p)}
-            time.sleep(0.01)
+            return len(workers) >= 2 or proc.poll() is not None
+
+        wait_for(parsing, "two parse workers parsing, or the ingest ended", every=0.01)
         assert proc.poll() is None and len(workers) >= 2, "the workers were not seen parsing"
         os.kill(proc.pid, signal.SIGKILL)  # the main process only, as the OOM killer does
         proc.wait()
@@ -173,3 +175,51 @@ def test_a_spill_directory_left_by_a_killed_ingest_is_removed(tmp_path: Path) ->
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert not spill.exists() and not (tmp_path / f"w.duckdb.tmp-{dead}").exists()
     assert _results(db) == 10
+
+
+def test_control_characters_of_names_and_link_targets_are_escaped(tmp_path: Path) -> None:
+    """A link target or a file name holding ESC or BEL would retitle the terminal (or worse)
+    if printed raw: the refusal, the --force warning, the notes on skipped directories and
+    `etl check`'s list of rejects show each such character as its escape."""
+    root = _tree(tmp_path, 1)
+    run = root / "ehr_bench/oneshot/smoke20/model_00000"
+    title = "\x1b]0;pwned\x07"
+    (run / "cmd.txt").symlink_to(tmp_path / f"missing{title}target")
+    (root / f".hidden{title}").mkdir()
+    (run / f"notes{title}.txt").symlink_to("/proc/self/environ")
+    raw = ("\x1b", "\x07")
+    refused = run_etl("ingest", str(root), "--db", str(tmp_path / "w.duckdb"), check=False)
+    assert refused.returncode == 7
+    forced = run_etl("ingest", str(root), "--db", str(tmp_path / "w.duckdb"), "--force",
+                     "--quiet")
+    checked = run_etl("check", str(root), "--force")
+    for proc in (refused, forced, checked):
+        shown = proc.stdout + proc.stderr
+        assert not any(c in shown for c in raw), repr(shown)
+        assert "\\x1b]0;pwned\\x07" in shown, shown
+    assert "missing\\x1b]0;pwned\\x07target" in refused.stderr
+    assert ".hidden\\x1b]0;pwned\\x07" in forced.stderr
+    assert "notes\\x1b]0;pwned\\x07.txt" in checked.stdout
+
+
+def test_run_ids_holding_control_characters_are_escaped_by_the_readers(tmp_path: Path
+                                                                        ) -> None:
+    """A run id is a directory of the tree: one holding ESC / BEL reaches the terminal
+    escaped in `etl compare`'s summary line and in a Markdown table, as in a plain table."""
+    from tests.wide_tree import write_wide_tree
+
+    root, db = tmp_path / "tree", tmp_path / "w.duckdb"
+    write_wide_tree(root, n_runs=2, n_questions=5)
+    board = root / "ehr_bench/oneshot/full1800"
+    (board / "model_00001").rename(board / "model_\x1b]0;pwned\x07")
+    run_etl("ingest", str(root), "--db", str(db), "--quiet")
+    run_a, run_b = (f"ehr_bench/oneshot/full1800/{name}"
+                    for name in ("model_00000", "model_\x1b]0;pwned\x07"))
+    compared = run_etl("compare", run_a, run_b, "--db", str(db))
+    listed = run_etl("query", "--db", str(db), "--format", "md",
+                     "SELECT run_id FROM runs ORDER BY run_id")
+    for proc in (compared, listed):
+        shown = proc.stdout + proc.stderr
+        assert "\x1b" not in shown and "\x07" not in shown, repr(shown)
+        assert "model_\\x1b]0;pwned\\x07" in shown, shown
+    assert " vs ehr_bench/oneshot/full1800/model_\\x1b]0;pwned\\x07:" in compared.stdout

@@ -353,3 +353,45 @@ def test_patient_ids_inside_qids_are_hashed_everywhere(tmp_path: Path) -> None:
     for name in plain_views:
         if name != "ingests":
             assert redacted_views[name] == plain_views[name], name
+
+
+def test_ids_written_as_numbers_under_keys_that_name_them(tmp_path: Path) -> None:
+    """A summary or a metadata file may write a patient id as a JSON number, where no text
+    rule sees a digit run, and of any length (a 5-digit id too): a number under a key that
+    names a subject, patient, hadm, stay or session (or a list of them) is removed from a
+    number column and hashed, by its kind, in a text column; a count of them is kept."""
+    root = tmp_path / "tree"
+    (root / AGENTIC).mkdir(parents=True)
+    (root / AGENTIC / "results.jsonl").write_bytes(orjson.dumps(_record("q0", ["aspirin"])))
+    (root / AGENTIC / "summary.json").write_text(orjson.dumps({"overall": {
+        "f1": 0.5, "n_subjects": 3, "worst_subject_id": 4242, "hadm_ids": [5151, 6161],
+        "patients": [{"id": 7171}], "worstStayId": 8181, "length_of_stay": 2.5}}).decode())
+    (root / AGENTIC / "status.json").write_text(orjson.dumps(
+        {"returncode": 0, "subject_id": 4242, "hadm_ids": [5151], "session_id": 9191,
+         "pid": 1234}).decode())
+    (root / AGENTIC / "cmd.txt").write_text("python run.py --subject_id 4242 --max_turns 30\n")
+    plain = _ingest(root, tmp_path / "plain.duckdb", None)
+    redacted = _ingest(root, tmp_path / "redacted.duckdb", KEY)
+
+    def summary(db: Path) -> dict[str, float | None]:
+        with _connect(db) as con:
+            return dict(con.execute("SELECT metric, value FROM summary_metrics").fetchall())
+
+    def meta(db: Path) -> dict[str, str | None]:
+        with _connect(db) as con:
+            return dict(con.execute("SELECT key, value FROM run_meta").fetchall())
+
+    assert summary(plain)["worst_subject_id"] == 4242  # control: stored as written
+    assert summary(redacted) == {
+        "f1": 0.5, "n_subjects": 3, "worst_subject_id": None, "hadm_ids[0]": None,
+        "hadm_ids[1]": None, "patients[0].id": None, "worstStayId": None,
+        "length_of_stay": 2.5}
+    assert meta(plain)["subject_id"] == "4242"
+    got = meta(redacted)
+    assert {k: got[k] for k in ("subject_id", "hadm_ids[0]", "session_id", "--subject_id",
+                                "pid", "returncode", "--max_turns")} == {
+        "subject_id": str(keyed_id(KEY, "subject", "4242")),
+        "hadm_ids[0]": str(keyed_id(KEY, "hadm", "5151")),
+        "session_id": str(keyed_id(KEY, "session", "9191")),
+        "--subject_id": str(keyed_id(KEY, "subject", "4242")),
+        "pid": "1234", "returncode": "0", "--max_turns": "30"}

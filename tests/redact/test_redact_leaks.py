@@ -54,7 +54,22 @@ def _hostile_ids() -> dict[str, int]:
              "reasoning_id", "tool", "call", "extra_key", "extra_value", "block", "messages",
              "prediction_time", "damaged", "no_qid", "status_qid_subject", "status_qid_hadm",
              "cmd_subject", "summary_task", "score_note", "nonfinite", "name", "error",
-             "backend"]
+             "backend",
+             # ids written as JSON numbers, strings, keys and list items in every file kind
+             # (planted by plant_ids_everywhere)
+             "sum_number", "sum_list_0", "sum_list_1", "sum_object_id", "sum_camel",
+             "sum_key", "sum_string", "status_number", "status_list", "status_key",
+             "manifest_number", "region_number", "scores_number", "tool_number",
+             "scored_number", "scored_list", "input_subject", "input_hadm", "log_backend",
+             "cmd_number", "record_number", "record_list", "hier_key", "classifier_qid",
+             # reached through links: a linked run directory, a file linked inside the tree
+             "linked_subject", "linked_hadm", "linked_summary", "linked_cmd",
+             "linked_file_number",
+             # the other kinds of the demo tree and an Inspect AI log (plant_other_kinds)
+             "rescored_number", "rescored_list", "vocab_number", "vocab_list",
+             "multi_number", "repair_number", "repaired_qid", "repaired_status",
+             "inspect_qid_subject", "inspect_qid_hadm", "inspect_patient", "inspect_hadm",
+             "inspect_stay", "inspect_key", "inspect_eval_patient", "inspect_eval_list"]
     return {name: 90_000_001 + 1_000 * i for i, name in enumerate(names)}
 
 
@@ -140,7 +155,140 @@ def plant_hostile_run(root: Path) -> None:
         "friendly_name": "Hostile", "returncode": 0,
         "failed_qids": [f"labevents_{ids['status_qid_subject']}_{ids['status_qid_hadm']}"]}))
     (run / "cmd.txt").write_text(f"python run_text.py --only_subject {ids['cmd_subject']} "
+                                 f"--subject_id {ids['cmd_number']} "
                                  f"--output_dir results/{HOSTILE_RUN}\n")
+    plant_ids_everywhere(root)
+
+
+LINKED_RUN = "ehr_bench/agentic/full1800/zz_linked_model"
+
+
+def plant_ids_everywhere(root: Path) -> None:
+    """Ids as JSON numbers (under keys naming them, as list items, in objects), as strings,
+    as keys, in every kind of file the tree holds, and in files reached through a link to
+    a run directory outside the tree and through a file link inside it."""
+    ids = IDS
+    run = root / HOSTILE_RUN
+    summary = json.loads((run / "summary.json").read_text())
+    summary["overall"].update({
+        "worst_subject_id": ids["sum_number"],
+        "subject_ids": [ids["sum_list_0"], ids["sum_list_1"]],
+        "patients": [{"id": ids["sum_object_id"]}], "worstHadmId": ids["sum_camel"],
+        "stay_id": str(ids["sum_string"])})
+    summary["per_subject"] = {str(ids["sum_key"]): {"f1": 1.0}}
+    (run / "summary.json").write_text(json.dumps(summary))
+    status = json.loads((run / "status.json").read_text())
+    status.update({"subject_id": ids["status_number"], "hadm_ids": [ids["status_list"]],
+                   str(ids["status_key"]): "seen"})
+    (run / "status.json").write_text(json.dumps(status))
+    (run / "manifest.json").write_text(json.dumps(
+        {"mode": "agentic", "shards": [], "patient_id": ids["manifest_number"]}))
+    (run / "meta").mkdir()
+    (run / "meta" / "regions.source").write_text(json.dumps(
+        {"us-east-1": "vendor.model", "subject_id": ids["region_number"]}))
+    (run / "region_map.json").symlink_to(Path("meta") / "regions.source")  # a link inside
+    (run / "scores.json").write_text(json.dumps(
+        {"overall": {"f1": 0.5, "worst_patient": ids["scores_number"]},
+         "per_task": {"labevents": {"f1": 0.5}}}))
+    (run / "tool.json").write_text(json.dumps(
+        {"summary": {"records": 2, "subject_id": ids["tool_number"]}}))
+    qid = f"labevents_{ids['subject']}_{ids['hadm']}"
+    (run / "scored.jsonl").write_text(json.dumps(
+        {"qid": qid, "run_index": 1, "f1": 1.0, "subject_id": ids["scored_number"],
+         "hadm_ids": [ids["scored_list"]]}) + "\n")
+    (run / "us-east-1").mkdir()
+    (run / "us-east-1" / "input.jsonl").write_text(json.dumps(
+        {"qid": f"labevents_{ids['input_subject']}_{ids['input_hadm']}",
+         "task": "labevents"}) + "\n")
+    (run / "run.log").write_text(
+        f"Using AWS Bedrock: vendor.model-{ids['log_backend']} @ us-east-1 | thinking=auto\n")
+    lines = (run / "results.jsonl").read_bytes().split(b"\n")
+    first = json.loads(lines[0])  # the stdlib: the line holds a bare NaN, and keeps it
+    first.update({"worst_subject_id": ids["record_number"], "subject_ids": [ids["record_list"]]})
+    lines[0] = json.dumps(first).encode()
+    (run / "results.jsonl").write_bytes(b"\n".join(lines))
+    hierarchy = root / "hierarchical" / "agentic" / "ehr_bench" / "zz_hostile_model"
+    hierarchy.mkdir(parents=True, exist_ok=True)
+    (hierarchy / "aggregate.json").write_text(json.dumps(
+        {"count": 1, "f1": 1.0, "L1.EHR": {f"L2.{ids['hier_key']}": {"count": 1, "f1": 1.0}}}))
+    classifier = root / "analysis" / "mm_bench_classify"
+    classifier.mkdir(parents=True, exist_ok=True)
+    last = max(classifier.glob("classification_*.jsonl"),
+               default=classifier / "classification_1.jsonl")
+    with last.open("a") as fh:  # the file the views read (the greatest name)
+        fh.write(json.dumps({"qid": f"ehrxqa_{ids['classifier_qid']}",
+                             "coarse_task": "ehrxqa_image",
+                             "classification": {"task": "cxr", "is_multimodal": True}}) + "\n")
+    # A run directory outside the root that the tree links to (as subset600 is linked).
+    external = root.parent / "external" / "zz_linked_model"
+    external.mkdir(parents=True)
+    linked_qid = f"labevents_{ids['linked_subject']}_{ids['linked_hadm']}"
+    (external / "results.jsonl").write_bytes(orjson.dumps({
+        "qid": linked_qid, "run_index": 1, "task": "labevents",
+        "subject_id": ids["linked_subject"], "hadm_id": ids["linked_hadm"],
+        "session_id": f"{linked_qid}__q_1__run_1", "status": "success", "completed": True,
+        "label": ["aspirin"], "messages": [{"role": "user", "content": "q"}]}) + b"\n")
+    (external / "summary.json").write_text(json.dumps(
+        {"overall": {"total": 1, "f1": 0.0, "subject_id": ids["linked_summary"]}}))
+    (external / "cmd.txt").write_text(f"python run_text.py --subject {ids['linked_cmd']}\n")
+    (external / "status.json").write_text(json.dumps(
+        {"returncode": 0, "hadm_id": ids["linked_file_number"]}))
+    (root / LINKED_RUN).symlink_to(external)
+    plant_other_kinds(root)
+
+
+def _edit_json(path: Path, **values: Any) -> None:
+    document = json.loads(path.read_text())
+    document.update(values)
+    path.write_text(json.dumps(document))
+
+
+def _edit_first_line(path: Path, **values: Any) -> None:
+    lines = path.read_bytes().split(b"\n")
+    lines[0] = json.dumps({**json.loads(lines[0]), **values}).encode()
+    path.write_bytes(b"\n".join(lines))
+
+
+def plant_other_kinds(root: Path) -> None:
+    """Ids in the kinds of file the hostile run does not hold, in the demo tree's own files
+    (a rescored.jsonl and its summary_vocab.json, the multi-model run's summary, the helper
+    outputs of the run linked from outside the tree), and in an Inspect AI log: as numbers
+    and lists of them where the kind keeps numbers, as strings where it keeps only text."""
+    ids = IDS
+    scored = root / "mm_bench/agentic/scored/claude_opus_4_6"
+    _edit_first_line(scored / "rescored.jsonl", subject_id=ids["rescored_number"],
+                     hadm_ids=[ids["rescored_list"]])
+    _edit_json(scored / "summary_vocab.json", worst_subject_id=ids["vocab_number"],
+               subject_ids=[ids["vocab_list"]])
+    (multi,) = root.glob("mm_bench/agentic/full2703/_multi_eval_raw/*/summary.json")
+    _edit_json(multi, worst_patient_id=ids["multi_number"])
+    helpers = root / "agent_ehr_bench/agentic/subset600/claude_opus_4_6"  # linked in
+    _edit_json(helpers / "results.repaired.summary.json", subject_id=ids["repair_number"])
+    _edit_first_line(helpers / "results.repaired.jsonl",  # its rows keep only text
+                     qid=f"labevents_{ids['repaired_qid']}_1",
+                     status=f"error on {ids['repaired_status']}")
+    plant_inspect_log(root / "inspect_logs")
+
+
+def plant_inspect_log(directory: Path) -> None:
+    """An Inspect AI log (written by Inspect itself) whose sample ids spell patient ids and
+    whose sample and task metadata hold them as numbers, lists, strings and keys."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from tests.inspect_logs import write_log
+
+    ids = IDS
+    qid = f"labevents_{ids['inspect_qid_subject']}_{ids['inspect_qid_hadm']}"
+    path = write_log(directory, ids=[qid, "q_plain"], epochs=1,
+                     patients={qid: ids["inspect_patient"], "q_plain": ids["inspect_patient"]})
+    log = read_eval_log(str(path))
+    for sample in log.samples or []:
+        sample.metadata = {**(sample.metadata or {}), "hadm_ids": [ids["inspect_hadm"]],
+                           "stay_id": str(ids["inspect_stay"]),
+                           str(ids["inspect_key"]): "seen"}
+    log.eval.metadata = {"patient_id": ids["inspect_eval_patient"],
+                         "cohort": {"subject_ids": [ids["inspect_eval_list"]]}}
+    write_eval_log(log, str(path))
 
 
 # -- the builds ----------------------------------------------------------------------------

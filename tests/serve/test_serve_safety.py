@@ -275,12 +275,14 @@ def test_allowed_hosts_add_names(demo_db: Path) -> None:
 def test_csv_cells_cannot_be_formulas(gated: tuple) -> None:
     base, _ = gated
     sql = ("SELECT '=1+1' AS a, '+1' AS b, '-2' AS c, '@SUM(A1)' AS d, chr(9) || 'x' AS e, "
-           "chr(13) || 'y' AS f, 'plain' AS g, -5 AS n, -0.5 AS x")
+           "chr(13) || 'y' AS f, 'plain' AS g, -5 AS n, -0.5 AS x, '  =1+1' AS s, "
+           "chr(10) || '=1+1' AS l, ' plain' AS p")
     status, body = post_sql(base, sql, "csv")
     assert status == 200
     (row,) = list(csv.DictReader(io.StringIO(body.decode(), newline="")))
     assert row == {"a": "'=1+1", "b": "'+1", "c": "'-2", "d": "'@SUM(A1)", "e": "'\tx",
-                   "f": "'\ry", "g": "plain", "n": "-5", "x": "-0.5"}
+                   "f": "'\ry", "g": "plain", "n": "-5", "x": "-0.5", "s": "'  =1+1",
+                   "l": "'\n=1+1", "p": " plain"}
 
 
 @given(st.lists(st.text(), min_size=1, max_size=5), st.text())
@@ -292,12 +294,14 @@ def test_any_text_cell_is_kept_and_never_starts_a_formula(cells: list[str], name
     assert len(rows) == 2
     for written, original in zip(rows[1], [*cells, name], strict=True):
         # Read back: the text itself, or the text behind one quote when a spreadsheet
-        # would have run it (OWASP: =, +, -, @, tab, carriage return).
-        if original.startswith(FORMULA_STARTS):
+        # would have run it (OWASP: =, +, -, @, tab, carriage return; also after blanks
+        # and line breaks, which spreadsheets skip).
+        if original.startswith(FORMULA_STARTS) or original.lstrip()[:1] in ("=", "+", "-",
+                                                                             "@"):
             assert written == "'" + original
         else:
             assert written == original
-        assert not written.startswith(FORMULA_STARTS)
+        assert not written.lstrip().startswith(FORMULA_STARTS)
 
 
 CRAFTED = [
