@@ -16,7 +16,7 @@ TEST_STAMP  := $(VENV)/.installed-test
 BENCH_STAMP := $(VENV)/.installed-bench
 MAKE_VENV   := test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 
-.PHONY: help venv ingest demo test lint bench bench-serve bench-width serve report clean fuzz \
+.PHONY: help venv ingest demo test lint bench bench-serve bench-width serve report clean fuzz crawl \
 	wheel-check
 
 help:
@@ -28,6 +28,7 @@ help:
 	@echo "make bench             the ingest vs the parse floor and a naive load, on two tree shapes"
 	@echo "make report            write build/report.html from $(DB)"
 	@echo "make fuzz              every property on its long budget, then fuzz the ingest, for FUZZ_MINUTES (20)"
+	@echo "make crawl             follow every link of the explorer on the demo tree"
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 	@echo "make serve             browse $(DB) at http://127.0.0.1:8765/ (etl serve)"
 	@echo "make bench-serve       page latencies of etl serve on a bench-scale warehouse"
@@ -93,6 +94,19 @@ wheel-check:
 
 serve: $(RUN_STAMP)
 	$(BIN)/etl serve --db $(DB)
+
+# Every link of the explorer, followed from its front page, on the demo tree clean and
+# damaged, images kept (about 20,000 pages each; `make test` crawls a small copy of the demo
+# tree in full and ten pages of each kind of the demo tree): exit 1 when one does not answer
+# 200.
+crawl: $(TEST_STAMP)
+	rm -rf build/crawl && mkdir -p build/crawl
+	$(BIN)/etl synth build/crawl/clean --scale demo --seed 11
+	$(BIN)/etl synth build/crawl/damaged --scale demo --seed 11 --damage
+	$(BIN)/etl ingest build/crawl/clean --db build/crawl/clean.duckdb --keep-images --quiet
+	$(BIN)/etl ingest build/crawl/damaged --db build/crawl/damaged.duckdb --keep-images --quiet
+	$(BIN)/python -m tests.serve.crawl --db build/crawl/clean.duckdb
+	$(BIN)/python -m tests.serve.crawl --db build/crawl/damaged.duckdb
 
 # Width: 100 runs of one board and 20,000 run directories, timed, peak memory against the
 # bound of docs/SAFETY.md (long: the 20,000 directories take minutes). WIDTH_ARGS are passed
