@@ -8,6 +8,7 @@ of the database file (freed pages must not keep them either)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -200,10 +201,24 @@ BOOTSTRAP_VIEWS = ("paired_comparisons_adjusted", "model_comparison_cells", "mod
 BOOTSTRAP_COLUMNS = ("ci_low", "ci_high")
 
 
+def expected_cluster(cluster: str, key: str, qid_map: Callable[[str], str] | None) -> str:
+    """Documented rule (docs/STATISTICS.md, docs/SAFETY.md): a question's cluster is its
+    patient, 'subject_id <id>', else 'qid <qid>'; under --redact the id is the keyed hash of
+    the subject (a text id: the first 16 hex digits of the same sha256) and the qid the
+    redacted qid."""
+    kind, _, value = cluster.partition(" ")
+    if kind == "qid":
+        return f"qid {qid_map(value) if qid_map else value}"
+    if value.isdigit():
+        return f"subject_id {keyed_id(key, 'subject', value)}"
+    return f"subject_id {hashlib.sha256(f'{key}:subject:{value}'.encode()).hexdigest()[:16]}"
+
+
 def _everything(db: Path, qid_map: Callable[[str], str] | None = None,
-                skip_drawn: bool = False) -> dict[str, Any]:
+                skip_drawn: bool = False, cluster_key: str | None = None) -> dict[str, Any]:
     """Row counts of every table, and every view in full (floats as in test_load),
-    with qid_map applied to every qid column."""
+    with qid_map applied to every qid column and, given cluster_key, every cluster column
+    redacted with that key as the rule says."""
     con = _connect(db)
     try:
         out: dict[str, Any] = {}
@@ -220,7 +235,9 @@ def _everything(db: Path, qid_map: Callable[[str], str] | None = None,
             drawn = set(BOOTSTRAP_COLUMNS) if skip_drawn and name in BOOTSTRAP_VIEWS else set()
             if drawn:
                 relation = relation.select(*[c for c in relation.columns if c not in drawn])
-            mapped = [qid_map if qid_map and c == "qid" else None for c in relation.columns]
+            mapped = [qid_map if qid_map and c == "qid" else
+                      (lambda v: expected_cluster(v, cluster_key, qid_map))
+                      if cluster_key and c == "cluster" else None for c in relation.columns]
             out[name] = sorted((tuple(stable(f(v) if f and v is not None else v)
                                       for f, v in zip(mapped, row, strict=True))
                                 for row in relation.fetchall()), key=repr)
@@ -230,7 +247,8 @@ def _everything(db: Path, qid_map: Callable[[str], str] | None = None,
 
 
 def test_counts_scores_and_views_unchanged(built: dict[str, Path]) -> None:
-    plain, redacted = _everything(built["plain"]), _everything(built["redacted"])
+    plain = _everything(built["plain"], cluster_key=KEY)
+    redacted = _everything(built["redacted"])
     assert plain.keys() == redacted.keys()
     assert plain["leaderboard"], "the tree puts runs on the leaderboard"
     for name in plain:
@@ -256,7 +274,7 @@ def test_demo_tree_redacted_keeps_counts_and_views(request: pytest.FixtureReques
     root, _ = request.getfixturevalue("demo_tree")
     # The demo qids spell patient ids (<task>_<subject_id>_<hadm_id>): hashed in place.
     plain = _everything(request.getfixturevalue("demo_db"), lambda q: expected_qid(q, KEY),
-                        skip_drawn=True)
+                        skip_drawn=True, cluster_key=KEY)
     db = _ingest(root, tmp_path / "redacted.duckdb", KEY)
     redacted = _everything(db, skip_drawn=True)
     for name in plain:
@@ -348,7 +366,7 @@ def test_patient_ids_inside_qids_are_hashed_everywhere(tmp_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM rejects").fetchall()[0][0] == 2
     finally:
         con.close()
-    plain_views = _everything(plain, lambda q: expected_qid(q, KEY))
+    plain_views = _everything(plain, lambda q: expected_qid(q, KEY), cluster_key=KEY)
     redacted_views = _everything(redacted)
     for name in plain_views:
         if name != "ingests":
