@@ -100,6 +100,9 @@ def check_memory_limit(value: str | None) -> str | None:
                    "larger limit spills less. The parse workers and Python are outside it "
                    "(docs/SAFETY.md says what a whole ingest uses).")
 @click.option("--force", is_flag=True, help=FORCE_HELP)
+@click.option("--profile-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write DuckDB's profile of every statement of the load to this directory "
+                   "(one JSON file each, listed with its step in statements.jsonl).")
 @click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the ingest's figures (the summary below, as numbers) to "
                    "this file as JSON.")
@@ -119,7 +122,7 @@ def check_memory_limit(value: str | None) -> str | None:
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
                    quiet: bool, in_progress_seconds: float, memory_limit: str | None,
-                   force: bool,
+                   force: bool, profile_dir: Path | None,
                    summary_json: Path | None,
                    watch_tree: bool, poll_seconds: float, settle_seconds: float,
                    max_ingests: int | None, stop_after_idle: float | None) -> None:
@@ -162,7 +165,8 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     options = IngestOptions(keep_images=keep_images, redact=redact, redact_key=redact_key,
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             in_progress_seconds=in_progress_seconds,
-                            memory_limit=memory_limit, force=force)
+                            memory_limit=memory_limit, force=force,
+                            profile_dir=profile_dir)
     if watch_tree and summary_json is not None:
         raise click.UsageError("--summary-json writes the figures of one ingest; it does "
                                "not go with --watch.")

@@ -72,6 +72,7 @@ from etl.pipeline.load import (
 )
 from etl.pipeline.memory import LoadSteps, plan_memory
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS, FilePlan
+from etl.pipeline.profile import ProfiledConnection
 from etl.pipeline.publish import (
     check_replaceable,
     clean_stale_temps,
@@ -109,6 +110,8 @@ class IngestOptions:
     # Ingest a root that is not a results root, or a tree with symlinks to missing targets,
     # instead of refusing it (NotAResultsRoot, MissingLinkTargets); a warning says so.
     force: bool = False
+    # Write DuckDB's profile of every statement of the load here (etl/pipeline/profile.py).
+    profile_dir: Path | None = None
     # False: load the rows only, without the derived tables, the views and the board
     # history (what `etl check` reads is the rows; the derive steps are half of a small
     # build). Only for a database that is thrown away: an update of it would lack them.
@@ -152,6 +155,8 @@ class IngestSummary:
     n_runs_reranked: int = 0  # runs whose results and derived rows were recomputed
     free_fraction: float = 0.0  # of the database file's blocks, free (left by updates)
     memory_limit: str = ""  # DuckDB's, as the load ran (etl/pipeline/memory.py plan_memory)
+    # [step, wall seconds, CPU seconds] of every step of the load, in order
+    load_steps: list[list[Any]] = field(default_factory=list)
 
     def in_progress_note(self) -> str:
         if not self.n_in_progress:
@@ -478,6 +483,8 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
     steps = LoadSteps(memory.limit)
     with steps.step("opening the new database"):
         con = connect_new(temp, memory_limit=memory.limit)
+    if run.options.profile_dir is not None:
+        con = ProfiledConnection(con, run.options.profile_dir, steps)  # type: ignore[assignment]
     try:
         ingest_row["finished_at"] = None
         with steps.step("preparing the redaction"):
@@ -510,6 +517,7 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
         summary.free_fraction = free_fraction(con)
         crash_point("built")
     finally:
+        summary.load_steps = [[name, wall, cpu] for name, wall, cpu in steps.timings]
         con.close()
 
 

@@ -12,6 +12,7 @@ whole process tree under 1 GB on a 24 GB machine."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -129,18 +130,23 @@ class LoadSteps:
     def __init__(self, memory_limit: str) -> None:
         self.memory_limit = memory_limit
         self.current = "opening the new database"
+        # (step, wall seconds, CPU seconds of this process: DuckDB's threads included) of
+        # every step that finished, in order
+        self.timings: list[tuple[str, float, float]] = []
 
     @contextmanager
     def step(self, name: str) -> Iterator[None]:
         """Run a step: DuckDB's out-of-memory error inside it becomes LoadOutOfMemory
         naming it (raised once, by the innermost step)."""
         outer, self.current = self.current, name
+        wall, cpu = time.perf_counter(), time.process_time()
         try:
             yield
         except duckdb.Error as exc:
             if not is_out_of_memory(exc):
                 raise
             raise self.out_of_memory(exc) from exc
+        self.timings.append((name, time.perf_counter() - wall, time.process_time() - cpu))
         self.current = outer
 
     def out_of_memory(self, exc: BaseException) -> LoadOutOfMemory:
