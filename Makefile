@@ -29,7 +29,7 @@ help:
 	@echo "make bench             the ingest vs the parse floor and a naive load, on three tree shapes"
 	@echo "make bench-large       the same on two 6.5 GB trees, ten cold builds each (hours)"
 	@echo "make report            write build/report.html from $(DB)"
-	@echo "make fuzz              fuzz the ingest with generated trees for FUZZ_MINUTES (20)"
+	@echo "make fuzz              every property on its long budget, then fuzz the ingest, for FUZZ_MINUTES (20)"
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 	@echo "make serve             browse $(DB) at http://127.0.0.1:8765/ (etl serve)"
 	@echo "make bench-serve       page latencies of etl serve on a bench-scale warehouse"
@@ -63,7 +63,7 @@ ingest: $(RUN_STAMP)
 endif
 	$(BIN)/etl ingest $(ROOT) --db $(DB)
 
-# PYTEST_ARGS narrows the run (e.g. PYTEST_ARGS="tests/test_docs.py -x").
+# PYTEST_ARGS narrows the run (e.g. PYTEST_ARGS="tests/project/test_docs.py -x").
 PYTEST_ARGS ?=
 test: $(TEST_STAMP)
 	$(BIN)/ruff check etl tests
@@ -91,8 +91,9 @@ bench-large: $(BENCH_STAMP)
 	$(BIN)/etl bench --data bench-data --trees $(LARGE_TREES) --scaling-gb '' \
 		--cold-builds 10 $(BENCH_ARGS)
 
-# A long randomized run of the ingest fuzzer (make test runs a fixed, derandomized budget);
-# a failing tree lands in .fuzz-failures/ (see tests/fuzz_run.py to keep it as a test).
+# Every property on its long, random budget, then the ingest fuzzer for the rest of the time
+# (make test runs fixed, derandomized budgets: tests/budgets.py); a failing tree lands in
+# .fuzz-failures/ (see tests/fuzz_run.py to keep it as a test).
 FUZZ_MINUTES ?= 20
 fuzz: $(TEST_STAMP)
 	$(BIN)/python -m tests.fuzz_run --minutes $(FUZZ_MINUTES)

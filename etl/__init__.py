@@ -34,6 +34,8 @@ def open(path: Any, frames: str = "auto") -> Any:  # noqa: A001 - the notebook e
                                                      # results and errors
         wh.compare("claude_opus_4_6", "claude_sonnet_4_6", "ehr_bench", "agentic")
         wh.search("Error executing", role="tool")
+        wh.failures("ehr_bench", "agentic")         # why runs lost points, by label
+        wh.efficiency("ehr_bench", "agentic")       # calls per question and per point
         wh.sql("SELECT * FROM leaderboard WHERE benchmark = ?", ["ehr_bench"])
 
     Each method's help() has its columns and an example; `with etl.open(path) as wh:`

@@ -256,6 +256,71 @@ class Warehouse:
         return self._filtered("tool_calls", {"run_id": run, "qid": qid, "tool": tool},
                               "run_id, qid, run_index, msg_idx, call_idx")
 
+    # -- why agents fail (docs/ANALYSIS.md) ---------------------------------------------
+    def _cells(self, name: str, benchmark: Any, mode: Any, model: Any, task: Any,
+               by_task: bool) -> Any:
+        """One of the per-run (or per-task) failure queries, filters checked and bound."""
+        found = self._checked(benchmark=benchmark, mode=mode, model=model, task=task)
+        return self._frame(self.arrow(query_text(name), {
+            "benchmark": found.benchmark, "mode": found.mode, "model": found.model,
+            "task": found.task, "by_task": bool(by_task or found.task is not None)}))
+
+    def failures(self, benchmark: str | None = None, mode: str | None = None,
+                 model: str | None = None, task: str | None = None, by_task: bool = False
+                 ) -> Any:
+        """Why each leaderboard run lost points (failure_profile): per run and failure
+        label, the results carrying it (n_results, share of the run's results) and the
+        points the run lost on them (points_lost: questions' worth; score_lost: the same
+        as a fraction of the run's score). by_task (or task) gives each task's rows. The
+        labels in words: table failures, etl.glossary.failure_description.
+
+        Example: wh.failures("ehr_bench", "agentic", model="Claude Opus 4.6")"""
+        return self._cells("failures_profile", benchmark, mode, model, task, by_task)
+
+    def failure_kinds(self, benchmark: str | None = None, mode: str | None = None,
+                      model: str | None = None, failure: str | None = None) -> Any:
+        """The labelled tool calls of the leaderboard runs by label, kind (detail: which SQL
+        error, which unknown table, ...) and tool (failure_kinds), most calls first.
+
+        Example: wh.failure_kinds("ehr_bench", "agentic", failure="tool_error")"""
+        found = self._checked(benchmark=benchmark, mode=mode, model=model, failure=failure)
+        return self._frame(self.arrow(query_text("failures_kinds"), {
+            "benchmark": found.benchmark, "mode": found.mode, "model": found.model,
+            "failure": found.failure}))
+
+    def efficiency(self, benchmark: str | None = None, mode: str | None = None,
+                   model: str | None = None, task: str | None = None, by_task: bool = False
+                   ) -> Any:
+        """What each leaderboard run spent (efficiency): tool calls, steps and characters
+        of tool results per question and per point of score, tokens where records carry
+        them, and whether the run is on its board's cost frontier (efficiency_frontier:
+        no other run scores as high with fewer calls per attempt).
+
+        Example: wh.efficiency("ehr_bench", "agentic")"""
+        return self._cells("failures_efficiency", benchmark, mode, model, task, by_task)
+
+    def consistency(self, benchmark: str | None = None, mode: str | None = None,
+                    model: str | None = None, task: str | None = None, by_task: bool = False
+                    ) -> Any:
+        """How often the attempts of runs with several per question agree on the outcome,
+        the answer set and the sequence of tools (attempt_consistency).
+
+        Example: wh.consistency("agent_ehr_bench")"""
+        return self._cells("failures_consistency", benchmark, mode, model, task, by_task)
+
+    def comparison_failures(self, a: str, b: str, benchmark: str | None = None,
+                            mode: str | None = None, mode_b: str | None = None) -> Any:
+        """The questions run A lost and run B won, grouped by the failure labels A's
+        attempts carry: how many questions, the points B won on them, the first of them.
+
+        Example: wh.comparison_failures("glm_4_7", "claude_opus_4_6", "ehr_bench", "agentic")"""
+        run_a = self.resolve_run(a, benchmark, mode)
+        run_b = self.resolve_run(b, benchmark, mode_b or mode)
+        if run_a == run_b:
+            raise WarehouseError(f"{a!r} and {b!r} are the same run ({run_a})")
+        return self._frame(self.arrow(query_text("failures_compare"),
+                                      {"run_a": run_a, "run_b": run_b}))
+
     def model_comparison(self, benchmark: str | None = None, mode: str | None = None,
                          by: str = "model") -> Any:
         """Paired comparisons of every pair of runs of a board: by = model | group | task.

@@ -4,7 +4,7 @@ A bootstrap is too slow for a view, so this post-load step runs the SQL of
 sql/load/comparison_*.sql once per ingest, after the views exist (it reads
 `leaderboard_question_scores`). The views of sql/70_comparison.sql read the table.
 Every number (the pairs, the Poisson bootstrap and its hash-drawn weights, the sign test) is
-defined in docs/STATISTICS.md; tests/test_comparison.py recomputes them in pure Python."""
+defined in docs/STATISTICS.md; tests/views/test_comparison.py recomputes them in pure Python."""
 
 from __future__ import annotations
 

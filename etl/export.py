@@ -50,7 +50,8 @@ PARTITION_COLUMNS: tuple[str, ...] = ("benchmark", "mode", "model")
 # Tables with one or more rows per result: big, and always filtered by run keys, so they are
 # split into benchmark / mode / model directories that engines prune without reading.
 PARTITIONED_TABLES: frozenset[str] = frozenset(
-    {"results", "messages", "tool_calls", "images", "question_scores"}
+    {"results", "messages", "tool_calls", "images", "question_scores", "call_failures",
+     "result_checks"}
 )
 SOURCE_DIALECT = "duckdb"
 TARGET_DIALECTS: tuple[str, ...] = ("trino", "spark")
@@ -59,7 +60,7 @@ NO_TERMINATOR_DIALECTS: frozenset[str] = frozenset({"trino"})
 # The oldest engine versions the exported SQL runs on, and why (stated in the manifest and
 # docs/EXPORT.md). Spark 4.0: LISTAGG ... WITHIN GROUP (string_agg with ORDER BY; Spark 3.5
 # has none). Trino 356: LISTAGG; every other function the views use is older
-# (tests/test_export_engines.py checks the list).
+# (tests/export/test_export_engines.py checks the list).
 MIN_ENGINE_VERSIONS: dict[str, dict[str, str]] = {
     "spark": {"version": "4.0", "why": "LISTAGG ... WITHIN GROUP (string aggregation)"},
     "trino": {"version": "356", "why": "LISTAGG ... WITHIN GROUP (string aggregation); "

@@ -1,4 +1,5 @@
-"""Every filter a reader takes (benchmark, mode, split, model, scorer, run), checked against
+"""Every filter a reader takes (benchmark, mode, split, model, scorer, run, task, failure
+label), checked against
 the warehouse before a query runs: an unknown value raises UnknownName naming the closest
 valid values (an empty table for a typo would look like "no data"), and a model given by its
 display name or any alias becomes its canonical key through the one table of model names
@@ -28,6 +29,9 @@ VALUES_SQL: dict[str, str] = {
     # every scorer with rows, and those a leaderboard can be shown with
     "scorer": "SELECT DISTINCT scorer FROM question_scores WHERE scorer IS NOT NULL",
     "board scorer": "SELECT DISTINCT scorer FROM leaderboard_scorers",
+    "task": "SELECT DISTINCT task FROM results WHERE task IS NOT NULL",
+    # the failure labels of the registry (etl/failures/registry.py, table failures)
+    "failure": "SELECT failure FROM failures",
 }
 SCORER_ROWS_SQL = ("SELECT count(*), string_agg(DISTINCT u.benchmark, ', ' ORDER BY u.benchmark) "
                    "FROM question_scores AS s JOIN runs AS u ON u.run_id = s.run_id "
@@ -112,11 +116,14 @@ class Filters:
     model: str | None = None
     run: str | None = None
     scorer: str | None = None
+    task: str | None = None
+    failure: str | None = None
 
 
 def check_filters(con: duckdb.DuckDBPyConnection, *, benchmark: Any = None, mode: Any = None,
                   split: Any = None, model: Any = None, run: Any = None, scorer: Any = None,
-                  board_scorer: bool = False) -> Filters:
+                  board_scorer: bool = False, task: Any = None, failure: Any = None
+                  ) -> Filters:
     """Each given filter checked against the warehouse (None: not filtered). model is
     resolved to its key; scorer must have rows in question_scores, or a leaderboard board
     when board_scorer. Raises UnknownName (or WarehouseError for an ambiguous model)."""
@@ -129,4 +136,6 @@ def check_filters(con: duckdb.DuckDBPyConnection, *, benchmark: Any = None, mode
         run=_checked(con, "run", run),
         scorer=(check_board_scorer(con, scorer) if board_scorer
                 else _checked(con, "scorer", scorer)),
+        task=_checked(con, "task", task),
+        failure=_checked(con, "failure", failure),
     )

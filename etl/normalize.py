@@ -15,8 +15,8 @@ Decisions documented here (the formats leave them open):
   ``ehr.`` / ``browser.`` / ``image.``; bare ``search`` / ``open`` / ``find`` are browser
   tools; any other bare name is an EHR tool (``finish`` -> ``ehr.finish``), which is how the
   harness routes them (openresearcher_ehr/deploy_agent_mm.py normalize_tool_call_name_mm).
-- tool errors: the answering tool message starts with one of the texts the harness and its
-  MCP client write on failure (TOOL_ERROR_PREFIXES below).
+- tool errors: the answering tool message is one of the texts the harness, its MCP client
+  and the tool servers write on failure (etl/failures/texts.py, the failure labels' texts).
 - prediction: the ``response`` of the last call whose normalized name ends in ``finish``;
   NULL when there is none, its arguments do not parse to an object, or it has no (or a
   null) ``response``. A later malformed finish call hides an earlier good one. This is the
@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from etl.failures.texts import is_failure_text
 from etl.scoring.base import ResultInput
 from etl.scoring.normalized import gold_items, prediction_items
 from etl.scoring.rows import result_score_rows
@@ -55,32 +56,6 @@ from etl.values import (
 
 Converter = Callable[[Any], Any]
 
-# What the harness writes into a tool message when a call fails (UCSC-VLAA/ClinSeekAgent),
-# every place it writes one; str.startswith takes the tuple. An error text the writer
-# truncates (truncate_tool_result) keeps its start, so a prefix still matches.
-TOOL_ERROR_PREFIXES: tuple[str, ...] = (
-    # executor: deploy_agent.py run_one_native / deploy_agent_mm.py run_one_native_mm /
-    # run_text.py / run_multimodal.py, `except Exception` around a call (bad JSON
-    # arguments, a raising pool, Failed to initialize ... MCP session)
-    "Error executing ",
-    # executor, a tool family switched off: "Error: EHR tools not available. ...",
-    # "Error: Image tools not available. ..."; EHR server texts that start with Error:
-    "Error:",
-    # executor: a name in no namespace (deploy_agent*.py, run_*.py)
-    "Unknown tool namespace:",
-    # BrowserPool.call_tool: a browser tool other than search/open/find
-    "Unknown browser tool:",
-    # ehr_pool.py / image_pool.py / ehr_tool_pool.py / image_tool_pool.py _call_mcp_tool:
-    # `except Exception` (timeouts included: httpx.ReadTimeout lands here)
-    "Error calling MCP tool",
-    "Error calling image tool",
-    # the same pools: JSON-RPC error object, isError result, HTTP status, odd payloads
-    "MCP Error",
-    "Tool Error:",
-    "HTTP Error ",
-    "Invalid MCP response:",
-    "No data in SSE response",
-)
 SYNTHETIC_FINISH_PREFIX = "synthetic_finish_"
 
 # The image tools of the multimodal harness: IMAGE_TOOL_CONTENT_JSON of
@@ -365,13 +340,15 @@ class RecordRows:
 
 
 def normalize_record(record: dict[str, Any], *, line_no: int, rec_no: int,
-                     keep_images: bool = False, multimodal: bool = False
+                     keep_images: bool = False, multimodal: bool = False,
+                     nonfinite: Collection[str] = ()
                      ) -> tuple[RecordRows | None, str | None]:
-    """One decoded record -> (rows, None), or (None, reason) when it must be rejected."""
+    """One decoded record -> (rows, None), or (None, reason) when it must be rejected.
+    nonfinite: the paths that held a bare NaN / Infinity (etl/read.py Line.nonfinite)."""
     qid = qid_of(record)
     if qid is None:
         return None, "record has no qid"
-    run_index, why = run_index_of(record)
+    run_index, why = run_index_of(record, nonfinite)
     if run_index is None:
         return None, f"qid {qid}: {why}"
 
@@ -534,8 +511,9 @@ def _tool_call_row(call: Any, msg_idx: int, call_idx: int, key: dict[str, Any],
 
 
 def is_tool_error(text: str | None) -> bool:
-    """True when a tool message's text is one the harness writes on failure."""
-    return text is not None and text.startswith(TOOL_ERROR_PREFIXES)
+    """True when a tool message's text is one the harness writes on failure: the writer's
+    failure texts are the failure registry's (etl/failures/texts.py)."""
+    return is_failure_text(text)
 
 
 def pair_tool_results(rows: RecordRows) -> None:
@@ -584,6 +562,31 @@ def pair_tool_results(rows: RecordRows) -> None:
             pending.append(row)
             if row["call_id"] is not None:
                 pending_by_id[row["call_id"]].append(row)
+
+
+# The token counts a record's `usage` may hold, as the OpenAI-compatible client reports
+# them (openresearcher_ehr/eval_ehrbench_qa.py call_vllm_once: prompt_tokens,
+# completion_tokens, total_tokens) or under the input/output names.
+_USAGE_KEYS = {"input_tokens": ("prompt_tokens", "input_tokens"),
+               "output_tokens": ("completion_tokens", "output_tokens"),
+               "total_tokens": ("total_tokens",)}
+
+
+def record_usage(record: dict[str, Any]) -> dict[str, int | None] | None:
+    """The tokens a record's `usage` object counts (input, output, total; total as input +
+    output when not given), or None when it has none: the raw QA rows of
+    eval_ehrbench_qa.py carry them, the agent runners' records do not."""
+    usage = record.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    counts = {column: next((to_int(usage[k]) for k in keys if to_int(usage.get(k)) is not None),
+                           None)
+              for column, keys in _USAGE_KEYS.items()}
+    if counts["input_tokens"] is None and counts["output_tokens"] is None:
+        return None
+    if counts["total_tokens"] is None:
+        counts["total_tokens"] = (counts["input_tokens"] or 0) + (counts["output_tokens"] or 0)
+    return counts
 
 
 def _json_kind(value: Any) -> str:

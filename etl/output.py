@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from etl.errors import UnknownName
+from etl.terminal import one_line
 
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "md")
 # A terminal table is made to fit this many characters a line unless asked otherwise
@@ -72,18 +73,6 @@ def cell_text(value: Any) -> str:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
-
-
-# A raw newline, tab or other control character (vertical tab, form feed, the Unicode line and
-# paragraph separators: a terminal or a pager breaks the line at each) would break the row
-# grid; each is shown escaped instead.
-_ONE_LINE = {**{code: f"\\x{code:02x}" for code in (*range(0x20), 0x7f, 0x85)},
-             ord("\r"): "\\r", ord("\n"): "\\n", ord("\t"): "\\t",
-             0x2028: "\\u2028", 0x2029: "\\u2029"}
-
-
-def _one_line(text: str) -> str:
-    return text.translate(_ONE_LINE)
 
 
 def pick_columns(
@@ -143,8 +132,8 @@ def format_table(
             return text[: max(width - 1, 0)] + "…"
         return text
 
-    header = [cut(_one_line(str(name)), max_cell_width) for name in columns]
-    body = [[NULL_TEXT if v is None else cut(_one_line(cell_text(v)), max_cell_width)
+    header = [cut(one_line(str(name)), max_cell_width) for name in columns]
+    body = [[NULL_TEXT if v is None else cut(one_line(cell_text(v)), max_cell_width)
              for v in row] for row in rows]
     widths = [len(h) for h in header]
     for cells in body:
@@ -159,7 +148,7 @@ def format_table(
     left_out: list[str] = []
     if max_width is not None and widths:
         widths, shown = _fit_widths(header, widths, numeric, max_width)
-        left_out = [_one_line(str(name)) for name in columns[shown:]]
+        left_out = [one_line(str(name)) for name in columns[shown:]]
         header = [cut(text, widths[i]) for i, text in enumerate(header[:shown])]
         body = [[cut(text, widths[i]) for i, text in enumerate(cells[:shown])]
                 for cells in body]
@@ -222,8 +211,9 @@ def format_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def _md_cell(text: str) -> str:
-    # A pipe would end the cell and a newline the row; both are escaped the GitHub way.
-    return (
+    # A pipe would end the cell and a newline the row; both are escaped the GitHub way. Any
+    # other control character (ESC from a directory name) is escaped as in a table cell.
+    return one_line(
         text.replace("\\", "\\\\")
         .replace("|", "\\|")
         .replace("\r\n", "<br>")

@@ -5,7 +5,7 @@ has no t quantile and the project does not depend on scipy, so the quantiles the
 (view paper_t_needed) are computed here after load, in pure Python, into the table
 student_t_quantiles: the regularized incomplete beta function by its continued fraction
 (modified Lentz), inverted by Newton's method on the t CDF inside a bisection bracket.
-Accurate to about 1e-12 relative for every df (tests/test_paper_stats.py checks the CDF at
+Accurate to about 1e-12 relative for every df (tests/scoring/test_paper_stats.py checks the CDF at
 the quantile against the exact finite series of the t CDF for integer df)."""
 
 from __future__ import annotations

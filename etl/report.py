@@ -40,6 +40,7 @@ from etl.comparison import NOT_DETECTABLE, detectability
 from etl.connection import open_warehouse
 from etl.errors import EtlError
 from etl.glossary import board_marks, mixed_scorers_note, scorer_name
+from etl.report_failures import failures_section
 from etl.schema import query_text
 
 # Heatmap scale: light (score 0) to dark blue (score 1).
@@ -73,6 +74,10 @@ class ReportData:
     ingest: dict[str, Any] | None
     # the paper's tables (sql/queries/serve_memo_paper.sql, the explorer's /paper page too)
     paper: list[dict[str, Any]] = field(default_factory=list)
+    # why runs fail (etl/report_failures.py; the explorer's /failures memos too)
+    failure_profile: list[dict[str, Any]] = field(default_factory=list)
+    efficiency: list[dict[str, Any]] = field(default_factory=list)
+    failure_words: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _records(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
@@ -107,6 +112,9 @@ def load_report_data(db: Path) -> ReportData:
             reject_lines=_records(con, "report_reject_lines"),
             ingest=ingest[0] if ingest else None,
             paper=[r for r in _records(con, "serve_memo_paper") if r["in_paper_table"]],
+            failure_profile=_records(con, "serve_memo_failure_profile"),
+            efficiency=_records(con, "serve_memo_efficiency"),
+            failure_words=_records(con, "serve_memo_failures"),
         )
     except duckdb.CatalogException as error:
         raise ReportError(f"{db} lacks a view the report needs (built by an older ingest? "
@@ -638,6 +646,7 @@ def render_report(data: ReportData) -> str:
         _delta_section(data, slugs, display),
         _paired_delta_section(data, slugs, display),
         _error_class_section(data, slugs, display),
+        failures_section(data.failure_profile, data.efficiency, data.failure_words),
         _paper_section(data),
         _warnings_section(data),
         "</main></body></html>\n",

@@ -99,16 +99,16 @@ def fingerprint(paths: list[Path]) -> str:
 # staging itself (a worker imports only these), and discover and the copy rule, which decide
 # the run fields and the preferred copies every staged row is written with. The cache index,
 # the load, the lock and the Ctrl-C rules decide no row and are not here (a change to them
-# parses nothing again). tests/test_cache.py checks that every etl module the staging
+# parses nothing again). tests/pipeline/test_cache.py checks that every etl module the staging
 # path imports is listed here.
 ROW_MODULES = ("__init__.py", "archive.py", "benchmarks.py", "models.py", "normalize.py",
                "read.py", "schema.py", "values.py",
                "pipeline/__init__.py", "pipeline/copies.py", "pipeline/discover.py",
-               "pipeline/emitter.py", "pipeline/plan.py", "pipeline/segments.py",
-               "pipeline/stage.py")
-# Packages whose every module is on the staging path: the extractors and the scorers (a new
-# module of either is in the key without an edit here).
-ROW_PACKAGES = ("extract", "scoring")
+               "pipeline/emitter.py", "pipeline/inspect_stage.py", "pipeline/plan.py",
+               "pipeline/segments.py", "pipeline/stage.py")
+# Packages whose every module is on the staging path: the extractors, the scorers and the
+# failure labels (a new module of any is in the key without an edit here).
+ROW_PACKAGES = ("extract", "scoring", "failures")
 ROW_DATA_FILES = ("archive_overrides.json",)  # data files those modules read
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
+from collections.abc import Collection
 from typing import Any
 
 import orjson
@@ -136,9 +138,28 @@ def qid_of(record: dict[str, Any]) -> str | None:
     return None
 
 
-def run_index_of(record: dict[str, Any]) -> tuple[int | None, str | None]:
-    """(run_index, None), or (None, reason) when the value is unusable. Missing -> 1."""
+def run_index_of(record: dict[str, Any], nonfinite: Collection[str] = ()
+                 ) -> tuple[int | None, str | None]:
+    """(run_index, None), or (None, reason) when the value is unusable. Missing -> 1.
+    nonfinite: the paths of the record that held a bare NaN / Infinity (etl/read.py loads
+    them as null): a run_index written so is no more a run than 1.5 is, never run 1."""
+    if "run_index" in nonfinite:
+        return None, NONFINITE_RUN_INDEX
     return run_index_value(record.get("run_index"))
+
+
+NONFINITE_RUN_INDEX = "run_index NaN or Infinity is not a positive integer"
+# The run entries of a per_question record: runs[0].run_index, ...
+_RUN_ENTRY_INDEX = re.compile(r"runs\[\d+\]\.run_index")
+
+
+def nonfinite_run_index(nonfinite: Collection[str]) -> str | None:
+    """The reason a score record is rejected when its run_index, or that of an entry of its
+    runs list, was written as a bare NaN / Infinity (loaded as null, see run_index_of)."""
+    for path in nonfinite:
+        if path == "run_index" or _RUN_ENTRY_INDEX.fullmatch(path):
+            return f"{path}: {NONFINITE_RUN_INDEX}"
+    return None
 
 
 def run_index_value(raw: Any) -> tuple[int | None, str | None]:

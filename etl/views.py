@@ -21,6 +21,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema
 
 from etl.benchmarks import benchmark_rows
+from etl.failures import registry as failure_registry
 from etl.rows import insert_rows
 from etl.schema import SCHEMA_DIR, SQL_DIR, sql_files
 from etl.scoring import registry
@@ -80,7 +81,9 @@ def write_rule_tables(con: duckdb.DuckDBPyConnection) -> None:
     registry (etl/scoring/registry.py) and etl/benchmarks.py, so that the views read the board
     rules and the full splits instead of naming them. Rewritten whole: a few rows."""
     for table, rows in (("scorers", registry.table_rows()),
-                        ("benchmarks", benchmark_rows())):
+                        ("benchmarks", benchmark_rows()),
+                        ("failures", failure_registry.table_rows()),
+                        ("failure_texts", failure_registry.text_rows())):
         con.execute(f"DELETE FROM {table}")  # fixed names, not data
         insert_rows(con, table, rows)
 

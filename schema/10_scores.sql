@@ -55,9 +55,15 @@ CREATE TABLE question_scores (
     prediction_source VARCHAR,
     predictions     VARCHAR,
     -- the keys of a score-file row that no column maps
-    extra           VARCHAR
+    extra           VARCHAR,
+    -- scores read from Inspect AI logs (etl/extract/inspect_logs.py): the value as Inspect's
+    -- value_to_float reads it, and as written
+    value           DOUBLE,
+    raw_value       VARCHAR
 );
 COMMENT ON TABLE question_scores IS 'Per-question, per-run scores: scorers authors_text (the benchmark authors'' text scorer, score_text.py rule for rule; the text leaderboard default), authors_text_fallback (its --extract-text-answer-without-finish option) and set_f1 (the project''s normalized rule) are computed by this project for every result; rows from scored.jsonl, rescored.jsonl and per_question.jsonl keep their own scorer name.';
+COMMENT ON COLUMN question_scores.value IS 'Rows read from an Inspect AI log: the score''s value as a number, by Inspect''s value_to_float (C correct 1, P partial 0.5, I incorrect 0, N no answer 0, yes / true 1, no / false 0, numbers and numeric text as they are, anything else 0); what the board of an Inspect run averages (scorers.score_rule value). NULL for other scorers.';
+COMMENT ON COLUMN question_scores.raw_value IS 'Rows read from an Inspect AI log: the score''s value exactly as written (C, I, 0.75, true, ...), as JSON text. NULL for other scorers.';
 COMMENT ON COLUMN question_scores.run_id IS 'Run the score belongs to (scored/<model> files belong to the full-split run of that model).';
 COMMENT ON COLUMN question_scores.qid IS 'Question id.';
 COMMENT ON COLUMN question_scores.run_index IS '1-based run number.';

@@ -54,16 +54,18 @@ SELECT
     f.split,
     f.model,
     coalesce(m.display_name, f.model) AS display_name,
-    s.scorer AS score_source,
-    s.scorer AS scorer,
+    -- the run of an Inspect AI log: the log's headline scorer (inspect_scorers)
+    coalesce(i.scorer, s.scorer) AS score_source,
+    coalesce(i.scorer, s.scorer) AS scorer,
     -- a scored-only run (board_results): its results were made and scored elsewhere
     split_part(f.run_id, '/', 3) = 'scored' AS scored_elsewhere
 FROM full_split_runs AS f
 JOIN picked AS p ON p.run_id = f.run_id
 JOIN scorers AS s ON s.default_for = f.benchmark_kind AND s.default_rank = p.default_rank
+LEFT JOIN inspect_scorers AS i ON i.run_id = f.run_id AND i.is_default
 LEFT JOIN models AS m ON m.model = f.model;
 
-COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source (= scorer) is the default scorer of each: authors_text (the benchmark authors'' text scorer) for text benchmarks; for mm_bench the authors'' rows with the authors'' fallback: rescored when the run has any, else scored, in either mode; else set_f1.';
+COMMENT ON VIEW leaderboard_runs IS 'Runs on the leaderboard: not archived, split full1800, subset600, full2703 or any full*; score_source (= scorer) is the default scorer of each: authors_text (the benchmark authors'' text scorer) for text benchmarks; for mm_bench the authors'' rows with the authors'' fallback: rescored when the run has any, else scored, in either mode; else set_f1. The run of an Inspect AI log: the log''s headline scorer (inspect_scorers.is_default).';
 COMMENT ON COLUMN leaderboard_runs.run_id IS 'Run id: logical path of the run directory (see runs).';
 COMMENT ON COLUMN leaderboard_runs.benchmark IS 'Benchmark of the run: ehr_bench, agent_ehr_bench, mm_bench, ...';
 COMMENT ON COLUMN leaderboard_runs.mode IS 'agentic or oneshot.';
@@ -80,9 +82,15 @@ FROM leaderboard_runs
 UNION ALL
 SELECT lr.run_id, s.scorer, false AS is_default
 FROM leaderboard_runs AS lr
-JOIN scorers AS s ON s.extra AND s.scorer <> lr.score_source;
+JOIN scorers AS s ON s.extra AND s.scorer <> lr.score_source
+-- the run of an Inspect AI log: its own other scorers instead
+WHERE lr.run_id NOT IN (SELECT run_id FROM inspect_scorers)
+UNION ALL
+SELECT lr.run_id, i.scorer, false AS is_default
+FROM leaderboard_runs AS lr
+JOIN inspect_scorers AS i ON i.run_id = lr.run_id AND i.scorer <> lr.score_source;
 
-COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and every scorer shown beside it (scorers.extra: authors_text, authors_text_fallback, set_f1, paper_text, paper_agentehr; the paper''s two rules have rows for text results only).';
+COMMENT ON VIEW leaderboard_scorers IS 'Every scorer each leaderboard run can be shown with: its default (is_default, see leaderboard_runs.score_source) and every scorer shown beside it (scorers.extra: authors_text, authors_text_fallback, set_f1, paper_text, paper_agentehr; the paper''s two rules have rows for text results only). The run of an Inspect AI log is shown with its log''s own scorers (inspect_scorers) instead.';
 COMMENT ON COLUMN leaderboard_scorers.run_id IS 'Leaderboard run (see leaderboard_runs).';
 COMMENT ON COLUMN leaderboard_scorers.scorer IS 'question_scores scorer (table scorers): authors_text (default for text benchmarks), authors_text_fallback, set_f1, paper_text, paper_agentehr, or the authors'' scored / rescored rows (mm_bench).';
 COMMENT ON COLUMN leaderboard_scorers.is_default IS 'True for the run''s default scorer, the one leaderboard, leaderboard_by_task and leaderboard_by_group show.';
@@ -99,6 +107,8 @@ WITH per_result AS (
         avg(
             CASE
                 WHEN s.score_rule = 'f1' THEN q.f1
+                -- value: a score of an Inspect AI log as a number (value_to_float)
+                WHEN s.score_rule = 'value' THEN q.value
                 -- authors_unified: the authors' multimodal unified score
                 WHEN q.route = 'llm_judge' THEN coalesce(q.correct, CAST(q.judge_match AS DOUBLE), 0.0)
                 WHEN q.route = 'incomplete' THEN 0.0

@@ -2,7 +2,7 @@
 every line of every generated file ends as exactly what tests/strategies.py says it must:
 a loaded record under its key (results / question_scores rows naming file and line), a
 counted duplicate copy, or a reject naming its file and line. Shared by the property test
-(tests/test_fuzz_ingest.py) and the saved failures it replays (tests/fuzz_regressions/)."""
+(tests/fuzz/test_fuzz_ingest.py) and the saved failures it replays (tests/fuzz_regressions/)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from tests.strategies import COPY_RANK, EXTRACTOR_FAMILY, RUN_OF_PATH, TreeSpec
 
 REGRESSIONS_DIR = Path(__file__).parent / "fuzz_regressions"
 # Failing trees of `make fuzz` are written here (git-ignored); copy one into
-# tests/fuzz_regressions/ and it is replayed by tests/test_fuzz_regressions.py for good.
+# tests/fuzz_regressions/ and it is replayed by tests/fuzz/test_fuzz_regressions.py for good.
 FAILURES_DIR = Path(__file__).resolve().parent.parent / ".fuzz-failures"
 
 

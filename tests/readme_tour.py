@@ -1,7 +1,7 @@
 """The README's tour: its `console` blocks, each `$ .venv/bin/etl ...` line followed by what
 the command printed on the demo warehouse (`make ingest`: the demo tree, seed 7, damaged).
 
-tests/test_readme_tour.py runs every command again and compares. After a change of what a
+tests/project/test_readme_tour.py runs every command again and compares. After a change of what a
 command prints, paste the new output into the README with
 
     python -m tests.readme_tour --write            # builds a demo warehouse in a temp dir

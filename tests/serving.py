@@ -6,7 +6,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -19,6 +18,8 @@ import uvicorn
 
 from etl.connection import SAFE_CONFIG
 from etl.serve.app import create_app
+from etl.serve.gate import GateLimits
+from tests.waiting import SAFETY_SECONDS, wait_for
 
 
 def free_port() -> int:
@@ -28,6 +29,10 @@ def free_port() -> int:
 
 
 _APPS: dict[str, object] = {}
+
+# The SQL page's deadline in tests that do not test it: a query's answer must not depend on
+# how busy the machine is (etl serve's default is 10 s). Tests of the deadline set their own.
+TEST_GATE_LIMITS = GateLimits(timeout_seconds=SAFETY_SECONDS)
 
 
 def server_app(base: str) -> object:
@@ -42,18 +47,18 @@ def running_server(db: Path, resources: dict | None = None, **app_options: objec
     """The explorer over db at http://127.0.0.1:<free port>; stopped on exit. resources: the
     bounds of its DuckDB connection (as etl serve passes them); then no other connection of
     this process may open db with other settings while it runs. app_options: passed to
-    create_app (gate_limits, allowed_hosts)."""
+    create_app (gate_limits, allowed_hosts); the SQL page's deadline is TEST_GATE_LIMITS
+    unless gate_limits is given."""
+    app_options.setdefault("gate_limits", TEST_GATE_LIMITS)
     app = create_app(db, resources, **app_options)
     config = uvicorn.Config(app, host="127.0.0.1", port=free_port(),
                             log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
+    wait_for(lambda: server.started or not thread.is_alive(), "the test server started")
+    if not server.started:
+        raise RuntimeError("the test server did not start")
     base = f"http://127.0.0.1:{config.port}"
     _APPS[base] = app
     try:
@@ -67,7 +72,7 @@ def running_server(db: Path, resources: dict | None = None, **app_options: objec
 def get(url: str) -> tuple[int, dict[str, str], bytes]:
     """(status, headers, body) of one GET, error statuses included."""
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:
+        with urllib.request.urlopen(url, timeout=SAFETY_SECONDS) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
@@ -100,22 +105,23 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
-def wait_for_server(base: str, proc: subprocess.Popen, seconds: float = 60) -> None:
+def wait_for_server(base: str, proc: subprocess.Popen) -> None:
     """Wait until the `etl serve` child process at base answers (or fail with its stderr)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+
+    def answers() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"etl serve exited: {proc.stderr.read() if proc.stderr else ''}")
         try:
-            with urllib.request.urlopen(base + "/static/app.js", timeout=5):
-                return
+            with urllib.request.urlopen(base + "/static/app.js", timeout=SAFETY_SECONDS):
+                return True
         except (urllib.error.URLError, ConnectionError, OSError):
-            time.sleep(0.1)
-    raise RuntimeError("etl serve did not start")
+            return False
+
+    wait_for(answers, f"etl serve answered at {base}", every=0.1)
 
 
 def post_sql(base: str, sql: str, fmt: str = "html", headers: dict[str, str] | None = None,
-             timeout: float = 60) -> tuple[int, bytes]:
+             timeout: float = SAFETY_SECONDS) -> tuple[int, bytes]:
     """(status, body) of the SQL page's form posted the way the browser posts it (same
     origin), the result as HTML, JSON or CSV."""
     data = urllib.parse.urlencode({"q": sql}).encode()

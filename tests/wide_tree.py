@@ -1,5 +1,5 @@
 """Wide results trees: many runs of small one-shot records, written fast, for the width
-checks (tests/test_width.py in the suite, `python -m tests.width_bench` at full size).
+checks (tests/pipeline/test_width.py in the suite, `python -m tests.width_bench` at full size).
 
 Each run is a model directory holding one results.jsonl of one-shot records (the shape of
 FORMATS.md: a user message, an assistant message with one ehr.finish call, the tool's

@@ -1,6 +1,6 @@
 """Width at full size (`make bench-width`): an ingest of 100 runs on one board and of
 20,000 run directories, each timed and its process tree's peak memory sampled, against the
-bounds docs/SAFETY.md states. The suite runs scaled-down versions (tests/test_width.py).
+bounds docs/SAFETY.md states. The suite runs scaled-down versions (tests/pipeline/test_width.py).
 
     python -m tests.width_bench [--runs 100] [--questions 90] [--dirs 20000] [--out DIR]
 

@@ -1,10 +1,11 @@
 """Command line: a thin click layer over the etl library, and the only package that imports
-click (tests/test_cli_layering.py checks it). One module per command or family:
+click (tests/cli/test_cli_layering.py checks it). One module per command or family:
 
     ingest.py       etl ingest, etl check
     synth.py        etl synth
     leaderboard.py  etl leaderboard
     compare.py      etl compare
+    failures.py     etl failures
     search.py       etl search
     query.py        etl query
     lineage.py      etl lineage
@@ -36,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "Print the leaderboard (per model, task or group; other boards)."),
     "compare": ("etl.cli.compare:compare_command",
                 "Compare two leaderboard runs question by question."),
+    "failures": ("etl.cli.failures:failures_command",
+                 "Why leaderboard runs fail, what they spend, how consistent they are."),
     "search": ("etl.cli.search:search_command",
                "Find the messages, reasoning or tool arguments that contain a phrase."),
     "query": ("etl.cli.query:query_command", "Run read-only SQL against the warehouse."),

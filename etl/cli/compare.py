@@ -18,17 +18,22 @@ from etl.cli.errors import EtlCommand
 from etl.cli.options import db_option, echo_rows, format_option, table_options
 from etl.comparison import detectability
 from etl.output import TABLE_WIDTH
+from etl.terminal import one_line
 
 # Columns the readable formats (table, md) show; csv and json keep every column.
 READABLE = ("qid", "task", "gold", "prediction_a", "prediction_b", "score_a", "score_b",
             "outcome", "prediction_source_a", "prediction_source_b", "error_class_a",
             "error_class_b")
-SCORE_COLUMNS = ("score_a", "score_b", "diff")
+SCORE_COLUMNS = ("score_a", "score_b", "diff", "points")
+# --by-failure: the readable columns of the questions A lost, by A's failure label
+LOSS_COLUMNS = ("failure", "title", "n_questions", "points", "top_qid")
 
 
 def summary_line(run_a: str, run_b: str, summary: dict[str, Any] | None) -> str:
     """One line: wins / losses / ties, diff with its interval, p (and Holm p when set), the
-    minimum detectable effect and whether diff is below it."""
+    minimum detectable effect and whether diff is below it. The run ids are directories of
+    the tree: their control characters are escaped."""
+    run_a, run_b = one_line(run_a), one_line(run_b)
     if summary is None:
         return f"{run_a} vs {run_b}: no paired statistics (no shared questions?)"
     ci = ("" if summary["ci_low"] is None
@@ -45,7 +50,8 @@ def summary_line(run_a: str, run_b: str, summary: dict[str, Any] | None) -> str:
 def _rows(table: Any, fmt: str) -> tuple[list[str], list[tuple[Any, ...]]]:
     columns = list(table.column_names)
     if fmt in ("table", "md"):
-        columns = [c for c in READABLE if c in columns]
+        readable = LOSS_COLUMNS if "failure" in columns else READABLE
+        columns = [c for c in readable if c in columns]
     data = {c: table[c].to_pylist() for c in columns}
     rows = list(zip(*(data[c] for c in columns), strict=True)) if columns else []
     if fmt in ("table", "md"):
@@ -65,12 +71,15 @@ def _rows(table: Any, fmt: str) -> tuple[list[str], list[tuple[Any, ...]]]:
               help="Mode of B when it differs from --mode (agentic against one-shot).")
 @click.option("--only", type=click.Choice(["disagreements", *OUTCOMES]), default=None,
               help="Only questions with this outcome (disagreements: one run scored higher).")
+@click.option("--by-failure", "by_failure", is_flag=True,
+              help="Instead of every question: the questions A lost and B won, grouped by "
+              "the failure labels A's attempts carry (docs/ANALYSIS.md).")
 @format_option("table and md show the main columns rounded to 3 decimals; csv and json keep "
                "every column at full precision.")
 @table_options
 def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str | None,
-                    mode_b: str | None, only: str | None, fmt: str, columns: list[str] | None,
-                    wide: bool) -> None:
+                    mode_b: str | None, only: str | None, by_failure: bool, fmt: str,
+                    columns: list[str] | None, wide: bool) -> None:
     """Compare two leaderboard runs A and B question by question.
 
     A and B are run ids or model names (canonical key, display name or alias); a model name
@@ -79,9 +88,12 @@ def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str |
     classes), then a summary line: wins / losses / ties, the mean difference with its 95%
     paired bootstrap interval and the sign-test p (docs/STATISTICS.md). With csv/json the
     summary goes to stderr. A name that means no run is refused with the closest ones."""
+    if by_failure and only is not None:
+        raise click.UsageError("--by-failure groups the questions A lost; drop --only")
     with Warehouse(db, frames="arrow") as wh:
         result = wh.comparison(a, b, benchmark, mode, only, mode_b)
-    names, rows = _rows(result.questions, fmt)
+        losses = wh.comparison_failures(a, b, benchmark, mode, mode_b) if by_failure else None
+    names, rows = _rows(result.questions if losses is None else losses, fmt)
     echo_rows(names, rows, fmt, columns, wide)
     summary = summary_line(result.run_a, result.run_b, result.summary)
     if fmt == "table" and not wide:  # the line fits the table's width too

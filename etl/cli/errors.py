@@ -19,6 +19,7 @@ import duckdb
 
 from etl.errors import EtlError, first_line
 from etl.pipeline.errors import Interrupted
+from etl.terminal import printable
 
 # How click itself prefixes an error message.
 CLICK_PREFIX = "Error: "
@@ -33,7 +34,8 @@ class CommandError(click.ClickException):
         self.prefix = prefix
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"{self.prefix}{self.format_message()}", err=True)
+        # A message may quote a name from the tree: its control characters are escaped.
+        click.echo(printable(f"{self.prefix}{self.format_message()}"), err=True)
 
 
 @contextmanager

@@ -18,11 +18,13 @@ from etl.board_history import changes_since_last_ingest
 from etl.cli.errors import EtlCommand
 from etl.cli.options import BUILD_HELP, db_option
 from etl.connection import open_warehouse
+from etl.extract.inspect_logs import InspectKeys
 from etl.pipeline.ingest import SEE_REJECTS, IngestOptions, IngestSummary, run_ingest
 from etl.pipeline.load import memory_limit_problem
 from etl.pipeline.memory import DEFAULT_HELP
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
+from etl.terminal import one_line, printable
 
 FORCE_HELP = ("Ingest ROOT even when it holds no benchmark directory (exit 6) or symlinks "
               "whose targets are missing (exit 7); a warning says so.")
@@ -51,12 +53,28 @@ class ProgressBar:
 
 
 def _say_on_stderr(message: str) -> None:
-    click.echo(message, err=True)
+    click.echo(printable(message), err=True)
+
+
+def _say(message: str) -> None:
+    click.echo(printable(message))
 
 
 def _run(root: Path, db: Path, options: IngestOptions, progress: bool) -> IngestSummary:
     return run_ingest(root, db, options, progress=ProgressBar() if progress else None,
                       notify=_say_on_stderr)
+
+
+def _task_map(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """TASK=BENCHMARK pairs, or a usage error naming the one that is not."""
+    pairs = []
+    for value in values:
+        task, sep, benchmark = value.partition("=")
+        if not sep or not task.strip() or not benchmark.strip():
+            raise click.BadParameter(f"{value!r}: expected TASK=BENCHMARK, e.g. "
+                                     "ehr_qa=ehr_bench")
+        pairs.append((task.strip(), benchmark.strip()))
+    return tuple(pairs)
 
 
 def check_memory_limit(value: str | None) -> str | None:
@@ -119,13 +137,26 @@ def check_memory_limit(value: str | None) -> str | None:
 @click.option("--stop-after-idle", type=click.FloatRange(min=0), default=None,
               help="With --watch: stop once nothing has changed for this many seconds "
                    "since the last ingest.")
+@click.option("--inspect-benchmark", "inspect_benchmarks", multiple=True,
+              metavar="TASK=BENCHMARK", callback=lambda ctx, param, value: _task_map(value),
+              help="Inspect AI logs: the benchmark of an Inspect task (repeatable; default: "
+                   "the task name itself), e.g. ehr_qa=ehr_bench puts its runs on the "
+                   "ehr_bench boards.")
+@click.option("--inspect-task-key", metavar="KEY",
+              help="Inspect AI logs: the sample metadata key that names each sample's task "
+                   "(default: the Inspect task name).")
+@click.option("--cluster-key", metavar="KEY",
+              help="Inspect AI logs: the sample metadata key that names the patient, for "
+                   "the clustered statistics (default: subject_id when a sample has it).")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
                    quiet: bool, in_progress_seconds: float, memory_limit: str | None,
                    force: bool, profile_dir: Path | None,
                    summary_json: Path | None,
                    watch_tree: bool, poll_seconds: float, settle_seconds: float,
-                   max_ingests: int | None, stop_after_idle: float | None) -> None:
+                   max_ingests: int | None, stop_after_idle: float | None,
+                   inspect_benchmarks: tuple[tuple[str, str], ...],
+                   inspect_task_key: str | None, cluster_key: str | None) -> None:
     """Ingest the results tree ROOT into the DuckDB file --db.
 
     Every results / scores / summary file under ROOT is parsed (in parallel, cached by
@@ -158,6 +189,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     parsed from its last complete line on. With --watch the command keeps ingesting as
     files change (exit 0 once --max-ingests or --stop-after-idle is reached, 130 on
     Ctrl-C); readers of --db are never blocked.
+
+    ROOT may also hold Inspect AI logs (*.eval, *.json), at any depth, or be a directory
+    of them alone: each log is a run (needs the inspect extra; see the --inspect-* options).
     """
     if redact and not redact_key:
         raise click.UsageError("--redact needs --redact-key (or ETL_REDACT_KEY): the ids are "
@@ -166,7 +200,9 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             in_progress_seconds=in_progress_seconds,
                             memory_limit=memory_limit, force=force,
-                            profile_dir=profile_dir)
+                            profile_dir=profile_dir,
+                            inspect=InspectKeys(inspect_benchmarks, inspect_task_key,
+                                                cluster_key))
     if watch_tree and summary_json is not None:
         raise click.UsageError("--summary-json writes the figures of one ingest; it does "
                                "not go with --watch.")
@@ -175,10 +211,10 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
         from etl.pipeline.watch import WatchOptions, watch
 
         for warning in check_root(root, force):  # a wrong root: refused once, up front
-            click.echo(warning, err=True)
+            _say_on_stderr(warning)
         watch(root, db, options, WatchOptions(
             poll_seconds=poll_seconds, settle_seconds=settle_seconds,
-            max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=click.echo)
+            max_ingests=max_ingests, stop_after_idle=stop_after_idle), echo=_say)
         return
     if max_ingests is not None or stop_after_idle is not None:
         raise click.UsageError("--max-ingests and --stop-after-idle go with --watch.")
@@ -191,7 +227,7 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
     _print_summary(summary, _same)
     if not summary.unchanged:  # one line per board that moved since the previous ingest
         for line in changes_since_last_ingest(db):
-            click.echo(line)
+            _say(line)
 
 
 def _same(line: str) -> str:
@@ -201,10 +237,10 @@ def _same(line: str) -> str:
 def _print_summary(summary: IngestSummary, edit: Callable[[str], str],
                    skip: tuple[str, ...] = ()) -> None:
     for warning in summary.warnings:
-        click.echo(warning, err=True)
+        _say_on_stderr(warning)
     for line in summary.lines():
         if not skip or not line.startswith(skip):
-            click.echo(edit(line))
+            _say(edit(line))
 
 
 @click.command("check", cls=EtlCommand)
@@ -242,9 +278,9 @@ def check_command(root: Path, max_rejects: int, force: bool) -> None:
     click.echo("\nruns:")
     for run_id, n, expected in runs:
         exp = f" / {expected} expected" if expected else ""
-        click.echo(f"  {run_id}: {n} results{exp}")
+        _say(f"  {one_line(run_id)}: {n} results{exp}")
     if rejects:
         click.echo("\nrejects:")
         for path, line_no, severity, error in rejects:
             where_in_file = f"{path}:{line_no}" if line_no else path
-            click.echo(f"  {severity:8s} {where_in_file}: {error}")
+            _say(f"  {severity:8s} {one_line(where_in_file)}: {one_line(error or '')}")

@@ -47,6 +47,9 @@ class ParseOptions:
     # so it is staged bare (etl/pipeline/copies.py)
     skip_keys: frozenset[tuple[str, int]] = frozenset()
     segment: Segment | None = None  # None: the whole file
+    # How an Inspect AI log's facts become keys (etl/extract/inspect_logs.py InspectKeys,
+    # from etl ingest's --inspect-* and --cluster-key options); None: the defaults
+    inspect: Any = None
 
 
 @dataclass(slots=True)
@@ -71,6 +74,12 @@ class FileInfo:
     size_bytes: int = 0
     mtime_ns: int = 0
     parse: ParseOptions = ParseOptions()
+    # (device, inode) the walk found: the stage reads the file only while it is still that
+    # one (a link retargeted since the walk is not followed)
+    identity: tuple[int, int] | None = None
+    # A record file linked in from outside the tree (etl/pipeline/discover.py
+    # OUTSIDE_LINK_KINDS): read as records, no excerpt of it is kept in rejects
+    outside: bool = False
 
 
 class Emitter(Protocol):

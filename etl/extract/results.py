@@ -8,7 +8,9 @@ import orjson
 
 from etl.benchmarks import MULTIMODAL, benchmark_kind
 from etl.extract import Emitter, FileInfo, register
-from etl.normalize import normalize_record
+from etl.failures.rows import failure_rows
+from etl.failures.tools import tools_of
+from etl.normalize import normalize_record, record_usage
 from etl.read import EXCERPT_CHARS, JsonlReader, Line, excerpt_of
 from etl.scoring.registry import LINE_SCORED_KIND
 from etl.scoring.rows import line_score_rows
@@ -16,6 +18,7 @@ from etl.scoring.text_runs import tool_name_counts
 from etl.values import qid_of, run_index_of
 
 CHILD_TABLES = ("messages", "tool_calls", "images", "question_scores")
+FAILURE_TABLES = ("call_failures", "result_checks")  # etl/failures/rows.py
 
 
 @register("results_merged", "results_top", "results_shard", "results_steal",
@@ -57,14 +60,15 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
                  skip_keys: frozenset, keep_images: bool, benchmark: str | None,
                  emit: Emitter) -> None:
     if skip_keys:
-        qid, (run_index, _) = qid_of(record), run_index_of(record)
+        qid, (run_index, _) = qid_of(record), run_index_of(record, line.nonfinite)
         if (qid, run_index) in skip_keys:
             emit.row("results", {"qid": qid, "run_index": run_index,
                                  "line_no": line.line_no, "rec_no": rec_no})
             return
     rows, why = normalize_record(record, line_no=line.line_no, rec_no=rec_no,
                                  keep_images=keep_images,
-                                 multimodal=benchmark_kind(benchmark) == MULTIMODAL)
+                                 multimodal=benchmark_kind(benchmark) == MULTIMODAL,
+                                 nonfinite=line.nonfinite)
     if rows is None:
         emit.reject(line.line_no, "error", f"record {rec_no}: {why}",
                     _record_excerpt(line.excerpt, record))
@@ -81,6 +85,17 @@ def _emit_record(record: dict[str, object], line: Line, rec_no: int,
     emit.row("results", rows.results)
     for table in CHILD_TABLES:
         for row in getattr(rows, table):
+            emit.row(table, row)
+    usage = record_usage(record)
+    if usage is not None:  # tokens, where the record counts them (token_usage, scope sample)
+        emit.row("token_usage", {"qid": rows.results["qid"],
+                                 "run_index": rows.results["run_index"], "rec_no": rec_no,
+                                 "scope": "sample", "model": rows.results["backend_model_id"],
+                                 **usage})
+    labelled = failure_rows(rows, candidates=record.get("candidates"),
+                            known_tools=tools_of(benchmark_kind(benchmark)))
+    for table, table_rows in zip(FAILURE_TABLES, labelled, strict=True):
+        for row in table_rows:
             emit.row(table, row)
 
 

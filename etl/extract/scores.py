@@ -18,7 +18,7 @@ from etl.extract import Emitter, FileInfo, register
 from etl.read import JsonlReader, excerpt_of
 from etl.scoring.registry import file_kinds_read
 from etl.scoring.rows import file_score_rows
-from etl.values import qid_of
+from etl.values import nonfinite_run_index, qid_of
 
 TABLE = "question_scores"
 
@@ -46,7 +46,8 @@ def extract_scores(file: FileInfo, emit: Emitter) -> None:
                             excerpt_of(_dump(obj)))
                 continue
             try:
-                problem = _emit_score_rows(obj, qid, file.kind, line.line_no, rec_no, emit)
+                problem = nonfinite_run_index(line.nonfinite) or _emit_score_rows(
+                    obj, qid, file.kind, line.line_no, rec_no, emit)
             except Exception as exc:  # noqa: BLE001 - one record's bug never costs the rest
                 problem = f"cannot be loaded: {type(exc).__name__}: {ascii(str(exc))[:300]}"
             if problem:

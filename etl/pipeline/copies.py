@@ -29,6 +29,9 @@ COPY_RANK = {
     "results_shard": 3,
     "results_steal": 4,
     "results_steal_copy": 5,
+    # An Inspect AI log is a run of its own, its one copy of each sample (etl/extract/
+    # inspect_logs.py): a results file for the load (results and their children)
+    "inspect_log": 1,
 }
 RESULT_KINDS = frozenset(COPY_RANK)
 

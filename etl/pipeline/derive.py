@@ -16,6 +16,7 @@ from etl.archive import archive_rows
 from etl.best_at_k import add_best_at_k
 from etl.clusters import build_question_clusters
 from etl.comparison import build_comparisons
+from etl.inspect_board import add_inspect_scorers
 from etl.paper_stats import add_student_t_quantiles
 from etl.rows import insert_rows
 from etl.views import apply_views
@@ -35,6 +36,8 @@ def add_archives(con: duckdb.DuckDBPyConnection) -> None:
 def derive_steps(full: bool) -> list[Step]:
     """The steps in order: best@k needs the loaded scores and the views need its table; the
     paired comparisons read the leaderboard views and the question clusters, and the
-    paper's t quantiles the paper views, so they come after them."""
+    paper's t quantiles the paper views, so they come after them; the scorers of Inspect
+    logs join the registry's rows once apply_views has written those."""
     return [add_archives, add_best_at_k, build_question_clusters,
-            *([apply_views] if full else []), add_student_t_quantiles, build_comparisons]
+            *([apply_views] if full else []), add_inspect_scorers, add_student_t_quantiles,
+            build_comparisons]

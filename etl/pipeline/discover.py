@@ -4,19 +4,27 @@ Symlinks are followed (also to directories outside the root, as the real tree do
 real file is visited once, and both its logical path (relative to the root, through the
 links) and its real path are recorded. Loops and dangling links become problems (later
 `rejects` rows), never crashes. Unknown benchmarks, models and splits are data.
+
+What is read stays inside the tree: nothing on a special file system (/proc, /sys, /dev:
+`/proc/self/environ` is the ingest's own environment) is read or walked, and a file that is
+not a record file is read only when it resolves inside the root or inside a directory the
+tree links to (see `outside_the_tree`).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import stat
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from etl.benchmarks import FULL_SPLITS, SPLIT_SIZES
 from etl.extract import FileInfo
+from etl.extract.inspect_logs import INSPECT_LOG_KIND, is_inspect_log
 from etl.models import canonical_model
 from etl.pipeline.copies import COPY_RANK, RESULT_KINDS
 
@@ -167,9 +175,19 @@ def analysis_kind(parts: list[str]) -> str | None:
     return None
 
 
-def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]]:
-    """All regular files under root as (logical path, path to open, real path)."""
-    found: list[tuple[str, Path, str]] = []
+@dataclass(slots=True)
+class _Walked:
+    """What the walk found: every regular file as (logical path, path to open, real path,
+    (device, inode)), and the real directories the tree links to (followed links)."""
+
+    files: list[tuple[str, Path, str, tuple[int, int]]] = field(default_factory=list)
+    linked_dirs: list[str] = field(default_factory=list)
+
+
+def _walk(root: Path, problems: list[PathProblem]) -> _Walked:
+    """All regular files under root (see _Walked)."""
+    walked = _Walked()
+    special = SpecialFilesystems.of_this_machine()
 
     def visit(directory: Path, logical: str, ancestors: frozenset[tuple[int, int]]) -> None:
         try:
@@ -185,19 +203,29 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                     child_logical, "name is not valid UTF-8; recorded with U+FFFD",
                     "repaired"))
             child = directory / entry.name
+            is_link = entry.is_symlink()
+            through_special = False
+            if is_link:
+                try:
+                    through_special = special.on_the_way(os.path.abspath(child))
+                except OSError:  # a loop of links: stat says so below
+                    pass
             try:
                 st = child.stat()  # follows symlinks
             except FileNotFoundError:
-                target = os.readlink(child) if entry.is_symlink() else "?"
+                target = os.readlink(child) if is_link else "?"
                 problems.append(PathProblem(child_logical, f"dangling symlink -> {target}",
                                             missing_target=target))
                 continue
             except OSError as exc:
                 problems.append(PathProblem(child_logical, f"cannot stat: {exc.strerror}"))
                 continue
+            if through_special or special.holds(st.st_dev):
+                problems.append(special_filesystem_problem(child, child_logical, is_link))
+                continue
             if stat.S_ISDIR(st.st_mode):
                 key = (st.st_dev, st.st_ino)
-                if entry.is_symlink() and _contains(os.path.realpath(child), root_real):
+                if is_link and _contains(os.path.realpath(child), root_real):
                     # A link to `/` or to any directory holding the root would walk the
                     # whole file system (and the root again): a loop, not data.
                     problems.append(PathProblem(
@@ -212,20 +240,156 @@ def _walk(root: Path, problems: list[PathProblem]) -> list[tuple[str, Path, str]
                 if key in ancestors:
                     problems.append(PathProblem(
                         child_logical, f"symlink loop -> {os.readlink(child)}"
-                        if entry.is_symlink() else "directory loop"))
+                        if is_link else "directory loop"))
                     continue
+                if is_link:
+                    walked.linked_dirs.append(os.path.realpath(child))
                 visit(child, child_logical, ancestors | {key})
             elif stat.S_ISREG(st.st_mode):
                 # Keyed by the real path as the OS spells it: two names that only differ
                 # in bytes that are not UTF-8 are two files.
-                found.append((child_logical, child, os.path.realpath(child)))
+                walked.files.append((child_logical, child, os.path.realpath(child),
+                                     (st.st_dev, st.st_ino)))
             else:
                 problems.append(special_file_problem(child_logical, st.st_mode))
 
     root_st = root.stat()
     root_real = os.path.realpath(root)
+    if special.holds(root_st.st_dev) or special.on_the_way(os.path.abspath(root)):
+        problems.append(special_filesystem_problem(root, ".", False))
+        return walked
     visit(root, "", frozenset({(root_st.st_dev, root_st.st_ino)}))
-    return found
+    return walked
+
+
+# ---- the tree's edge: special file systems, and links that leave the tree -----------------
+# Pseudo file systems: the kernel's view of processes, devices and itself, never results.
+# /proc/self/environ and /proc/self/cmdline are the ingest's own environment and command
+# line (its redaction key); /dev/zero never ends. Matched by device: a mount of any of them
+# anywhere (the mount table), and the three usual places when they are mount points.
+SPECIAL_FS_TYPES = frozenset({
+    "proc", "sysfs", "devtmpfs", "devpts", "debugfs", "tracefs", "securityfs", "cgroup",
+    "cgroup2", "pstore", "bpf", "configfs", "efivarfs", "mqueue", "hugetlbfs", "binfmt_misc",
+    "nsfs", "selinuxfs", "rpc_pipefs", "fusectl"})
+SPECIAL_DIRS = ("/proc", "/sys", "/dev")
+_MOUNT_TABLES = ("/proc/self/mounts", "/proc/mounts", "/etc/mtab")
+_MAX_LINK_HOPS = 40  # as the kernel's ELOOP limit
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialFilesystems:
+    """The devices of this machine's special file systems."""
+
+    devices: frozenset[int]
+
+    @classmethod
+    def of_this_machine(cls) -> SpecialFilesystems:
+        root_dev = _device_of("/")
+        # The usual places, when they are mount points (a plain /dev directory on the root
+        # file system is not a file system of its own).
+        devices = {_device_of(d) for d in SPECIAL_DIRS}
+        for table in _MOUNT_TABLES:
+            try:
+                with open(table, encoding="utf-8", errors="replace") as fh:
+                    lines = fh.read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                fields = line.split()
+                if len(fields) >= 3 and fields[2] in SPECIAL_FS_TYPES:
+                    devices.add(_device_of(_unescape_mount_point(fields[1])))
+            break
+        # Never the root file system, whatever a mount table says.
+        return cls(frozenset(d for d in devices if d is not None and d != root_dev))
+
+    def holds(self, device: int) -> bool:
+        return device in self.devices
+
+    def on_the_way(self, path: str) -> bool:
+        """Whether resolving path (absolute) follows a link that lives on a special file
+        system: /proc/self/cwd ends in an ordinary directory, but by way of a link of
+        /proc (so do /dev/fd and /dev/stdin). A plain directory of one on the way is no
+        matter (/dev/shm is a file system of its own); where the path ends is the caller's
+        to check. Raises OSError for a loop of links."""
+        parts = deque(path.split("/"))
+        resolved, hops = "/", 0
+        while parts:
+            name = parts.popleft()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                resolved = os.path.dirname(resolved)
+                continue
+            candidate = os.path.join(resolved, name)
+            try:
+                st = os.lstat(candidate)
+            except OSError:
+                return False  # missing: nothing there to read
+            if stat.S_ISLNK(st.st_mode):
+                if st.st_dev in self.devices:
+                    return True
+                hops += 1
+                if hops > _MAX_LINK_HOPS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                target = os.readlink(candidate)
+                if target.startswith("/"):
+                    resolved = "/"
+                parts.extendleft(reversed(target.split("/")))
+                continue
+            resolved = candidate
+        return False
+
+
+def _device_of(path: str) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+
+
+def _unescape_mount_point(text: str) -> str:
+    """A mount point as the mount table writes it: space, tab, newline and backslash as
+    octal escapes (\\040)."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
+
+
+def _contains_any(directories: tuple[str, ...] | list[str], path: str) -> bool:
+    return any(_contains(d, path) for d in directories)
+
+
+def special_filesystem_problem(path: Path, logical: str, is_link: bool) -> PathProblem:
+    link = f" (symlink -> {_readlink(path)})" if is_link else ""
+    return PathProblem(logical, f"on a special file system (/proc, /sys, /dev){link}: "
+                                "not read, not walked")
+
+
+def _readlink(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+# Files a tree may link in from anywhere: the writer's own staging of external runs
+# (analysis/ingest_external_results.py) symlinks their results.jsonl and scored.jsonl into
+# the tree (and Inspect AI logs, of RESULT_KINDS, are records too). They are read as
+# records; no excerpt of their damaged lines is kept (FileInfo.outside). Any other file is
+# read only inside the tree.
+OUTSIDE_LINK_KINDS = RESULT_KINDS | {"scored", "rescored", "per_question"}
+
+
+def outside_the_tree(real: str, allowed: list[str]) -> bool:
+    """Whether a file's real path lies outside the root and outside every directory the tree
+    links to (allowed: their real paths)."""
+    return not _contains_any(allowed, real)
+
+
+def outside_tree_problem(info: FileInfo) -> PathProblem:
+    link = _readlink(info.abs_path) if info.abs_path.is_symlink() else "a linked directory"
+    return PathProblem(
+        info.path, f"leaves the tree: a {info.kind} file is read only inside the tree or "
+        f"a directory it links to, and this one resolves to {info.real_path} "
+        f"(-> {link}); not read")
 
 
 def _text(name: str) -> str:
@@ -252,10 +416,11 @@ def discover(root: str | Path) -> Discovery:
     """Walk the tree under root and classify every file into kind and run."""
     root = Path(root)
     result = Discovery(root=root)
-    by_real: dict[str, list[tuple[str, Path, str]]] = {}
+    by_real: dict[str, list[tuple[str, Path, str, tuple[int, int]]]] = {}
     walked = _walk(root, result.problems)
-    nested_archives = archives_of_model_directories([item[0] for item in walked])
-    for item in walked:
+    allowed = [os.path.realpath(root), *walked.linked_dirs]
+    nested_archives = archives_of_model_directories([item[0] for item in walked.files])
+    for item in walked.files:
         by_real.setdefault(item[2], []).append(item)
     chosen = sorted((item for items in by_real.values()
                      for item in logical_copies(items, nested_archives)),
@@ -263,20 +428,30 @@ def discover(root: str | Path) -> Discovery:
 
     pending_scored: list[tuple[FileInfo, tuple[str, str, str]]] = []
     seen_logical: set[str] = set()
-    for logical, abs_path, real in chosen:
+    for logical, abs_path, real, identity in chosen:
         if logical in seen_logical:
             result.problems.append(PathProblem(
                 logical, "another file has this name once bytes that are not UTF-8 are "
                 "replaced with U+FFFD; this one is not loaded (rename it)"))
             continue
         seen_logical.add(logical)
+        outside = outside_the_tree(real, allowed)
         real = _text(real)
         parts = logical.split("/")
         info = FileInfo(file_id=file_id_for(logical), path=logical, abs_path=abs_path,
-                        real_path=real, kind="other")
-        st = abs_path.stat()
+                        real_path=real, kind="other", identity=identity)
+        try:
+            st = abs_path.stat()
+        except OSError as exc:  # gone since the walk
+            result.problems.append(PathProblem(logical, f"cannot stat: {exc.strerror}"))
+            continue
         info.size_bytes, info.mtime_ns = st.st_size, st.st_mtime_ns
         derived = analysis_kind(parts)
+        if derived is None and _inspect_log(parts, abs_path):
+            _inspect_run(info, real, result)  # a run of its own, at any depth
+            info.outside = outside  # a record file: read from anywhere, never quoted
+            result.files.append(info)
+            continue
         run_rel = None if derived else _classify(info, parts, result, nested_archives)
         if derived:
             info.kind = derived
@@ -287,6 +462,11 @@ def discover(root: str | Path) -> Discovery:
         if info.kind == "summary" and _is_multi_run_summary(parts):
             info.kind = "multi_summary"
         info.copy_rank = COPY_RANK.get(info.kind)
+        if outside:
+            if info.kind not in OUTSIDE_LINK_KINDS:
+                result.problems.append(outside_tree_problem(info))
+                continue
+            info.outside = True
         if info.run_id is None and len(parts) >= 5 and parts[2] == "scored":
             pending_scored.append((info, (parts[0], parts[1], parts[3])))
         result.files.append(info)
@@ -301,6 +481,48 @@ def discover(root: str | Path) -> Discovery:
         if info.run_id in result.runs:
             result.runs[info.run_id].n_files += 1
     return result
+
+
+def _inspect_log(parts: list[str], abs_path: Path) -> bool:
+    """An Inspect AI log: a file no name rule of the ClinSeek tree claims (a summary.json
+    stays a summary) that Inspect's own rule takes for a log (etl/extract/inspect_logs.py)."""
+    return classify_kind(parts[-1:]) == "other" and is_inspect_log(parts[-1], abs_path)
+
+
+def _inspect_run(info: FileInfo, real: str, disc: Discovery) -> None:
+    """An Inspect log is one run: its id is the log's logical path. The keys inside it
+    (benchmark, mode, split, model) are read when it is parsed and given to the run at load
+    (sql/load/inspect_runs.sql)."""
+    info.kind, info.copy_rank = INSPECT_LOG_KIND, COPY_RANK[INSPECT_LOG_KIND]
+    disc.runs[info.path] = RunInfo(
+        run_id=info.path, benchmark=None, mode=None, split=None, model=None, model_dir=None,
+        is_archived=False, archive_name=None, path=info.path, real_path=real,
+        expected_questions=None)
+    info.run_id = info.path
+
+
+def holds_inspect_logs(root: Path, max_dirs: int = 2000) -> bool:
+    """True when an Inspect AI log lies under root, at any depth (hidden directories and
+    virtual environments left out, at most max_dirs directories listed): a directory of
+    Inspect logs is a results root too."""
+    pending, listed = [root], 0
+    while pending and listed < max_dirs:
+        directory = pending.pop()
+        listed += 1
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir():
+                    if skipped_directory_reason(entry.name, Path(entry.path)) is None:
+                        pending.append(Path(entry.path))
+                elif entry.is_file() and _inspect_log([entry.name], Path(entry.path)):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 # ---- run identity: which run a logical path belongs to ------------------------------------
@@ -364,15 +586,15 @@ def run_dir_of(parts: list[str], nested_archives: frozenset[str] | set[str]
     return "/".join(parts[:4]), 4
 
 
-def logical_copies(items: list[tuple[str, Path, str]], nested_archives: set[str]
-                   ) -> list[tuple[str, Path, str]]:
+def logical_copies(items: list[tuple[str, Path, str, tuple[int, int]]],
+                   nested_archives: set[str]) -> list[tuple[str, Path, str, tuple[int, int]]]:
     """The logical paths under which one real file is loaded: one per run it belongs to.
 
     A raw `_multi_eval_raw` path is an alias of the model link that points into it and is
     used only when no other path reaches the file. Two run directories linking to one real
     directory are two runs, each with its rows (the file is parsed once per run)."""
     outside_raw = [it for it in items if f"/{RAW_DIR}/" not in f"/{it[0]}"]
-    by_run: dict[str | None, tuple[str, Path, str]] = {}
+    by_run: dict[str | None, tuple[str, Path, str, tuple[int, int]]] = {}
     for item in sorted(outside_raw or items, key=lambda it: _logical_preference(it[0])):
         run = run_dir_of(item[0].split("/"), nested_archives)
         by_run.setdefault(run[0] if run else None, item)

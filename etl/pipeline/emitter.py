@@ -33,6 +33,8 @@ SIZE_COLUMN = {"messages": "content", "tool_calls": "arguments", "images": "data
 # The cache is read once per ingest on the same machine: fast beats small.
 CACHE_COMPRESSION = "lz4"
 SKIP_KEYS_FILE = "skip_keys.json"
+# In every cache directory this tool makes: what prune_cache may delete.
+ENTRY_MARKER = ".etl-cache-entry"
 
 
 @dataclass(slots=True)
@@ -135,6 +137,8 @@ class ParquetEmitter:
             self.n_repaired += 1
         else:
             self.n_rejected += 1
+        if self.info.outside:  # a file linked in from outside the tree: never quoted
+            excerpt = None
         self.row("rejects", {"path": self.info.path, "line_no": line_no, "severity": severity,
                              "error": error, "excerpt": excerpt, "ingest_id": self.ingest_id})
 
@@ -233,12 +237,21 @@ def _storable(value: Any, typ: pa.DataType) -> bool:
     return True
 
 
+def new_entry_dir(tmp: Path) -> None:
+    """A fresh staging directory (this process's own name), marked as made by this tool:
+    the ingest deletes nothing else in the cache (etl/pipeline/cache.py prune_cache)."""
+    if tmp.is_symlink():
+        tmp.unlink()
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    (tmp / ENTRY_MARKER).touch()
+
+
 def extract_into(info: FileInfo, tmp: Path, ingest_id: str) -> ParquetEmitter:
     """Run the file's extractor into the fresh directory tmp; its rows end up there as
     Parquet, the emitter keeps the counts."""
     extractor = load_all().get(info.kind)
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    new_entry_dir(tmp)
     emitter = ParquetEmitter(info, tmp, ingest_id)
     try:
         if extractor is not None:
@@ -269,8 +282,17 @@ def cache_dir_name(file_id: str, sha: str, parser: str, keep_images: bool,
 
 
 def publish_dir(tmp: Path, final: Path) -> None:
-    shutil.rmtree(final, ignore_errors=True)
+    """Put the staged directory tmp in place as final. An entry already there (staged again
+    by --full) is moved aside first and removed after: removed first, a Ctrl-C during the
+    removal left the file with no entry at all, to be parsed again by the next ingest."""
+    if not final.exists():
+        os.replace(tmp, final)
+        return
+    old = final.with_name(f".tmp-{final.name}-old-{os.getpid()}")
+    shutil.rmtree(old, ignore_errors=True)
+    os.replace(final, old)
     os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def primary_rows(kind: str, counts: dict[str, int]) -> int:

@@ -23,12 +23,26 @@ import orjson
 from etl import __version__
 from etl.board_history import record_leaderboard_history
 from etl.extract import FileInfo, load_all
+from etl.extract.inspect_logs import (
+    INSPECT_LOG_KIND,
+    INSTALL_HINT,
+    InspectKeys,
+    inspect_available,
+    inspect_version,
+)
 from etl.pipeline.cache import (
     cache_root_for,
+    forget_damaged_entry,
+    forget_index,
     index_entry,
+    key_fingerprint,
+    key_salt,
+    load_index,
+    make_cache_root,
+    named_by,
     not_cached,
+    private_files,
     prune_cache,
-    read_index,
     record_interrupted,
     write_index,
 )
@@ -41,6 +55,7 @@ from etl.pipeline.discover import (
     MODE_DIRS,
     Discovery,
     discover,
+    holds_inspect_logs,
     is_results_root,
     results_roots_below,
     runs_under,
@@ -80,6 +95,7 @@ from etl.pipeline.publish import (
     ingest_lock,
     publish,
     published_stat,
+    remove_temp,
     temp_path_for,
     writable_directory,
     written_through,
@@ -87,6 +103,7 @@ from etl.pipeline.publish import (
 from etl.pipeline.workers import StageProgress, stage_files
 from etl.redact import prepare_redaction
 from etl.schema import code_fingerprint, parser_fingerprint
+from etl.terminal import one_line
 
 INTERRUPTED_MESSAGE = "interrupted; the previous database is unchanged"
 PUBLISHED_THEN_INTERRUPTED = ("interrupted once the new database was in place; {db} holds "
@@ -116,10 +133,16 @@ class IngestOptions:
     # history (what `etl check` reads is the rows; the derive steps are half of a small
     # build). Only for a database that is thrown away: an update of it would lack them.
     derive: bool = True
+    # How Inspect AI logs' facts become keys (benchmark of a task, task and patient metadata
+    # keys); the defaults when None
+    inspect: InspectKeys | None = None
 
     def content_options(self) -> dict[str, Any]:
         """The options that change what the database contains."""
-        return {"keep_images": self.keep_images, "redact": self.redact}
+        options: dict[str, Any] = {"keep_images": self.keep_images, "redact": self.redact}
+        if self.inspect is not None and not self.inspect.is_default():
+            options["inspect"] = self.inspect.as_json()
+        return options
 
 
 # Where the summary sends a reader for the rejected lines (etl check lists them instead).
@@ -282,20 +305,33 @@ def _prepare(root: Path, db: Path, options: IngestOptions, summary: IngestSummar
     summary.n_files, summary.n_loadable = len(disc.files), len(loadable)
     summary.bytes_total = sum(f.size_bytes for f in loadable)
     cache_root = cache_root_for(db)
-    cache_root.mkdir(parents=True, exist_ok=True)
-    index = read_index(cache_root)
+    make_cache_root(cache_root)
+    index, problem = load_index(cache_root)
+    if problem:
+        summary.warnings.append(
+            f"warning: {cache_root / 'index.json'} is not a parse cache index this tool "
+            f"wrote ({one_line(problem)}); the cache is rebuilt")
     parser = parser_fingerprint()
+    n_logs = sum(f.kind == INSPECT_LOG_KIND for f in loadable)
+    if n_logs:
+        # Inspect's reader and the user's keys decide an Inspect log's rows too
+        parser += inspect_parser_suffix(options.inspect)
+        if not inspect_available():
+            summary.warnings.append(
+                f"warning: {n_logs} Inspect AI log{'s' if n_logs > 1 else ''} not loaded "
+                f"(each a row in rejects): reading them needs the inspect extra: "
+                f"{INSTALL_HINT}")
     preferred, secondary = split_preferred(loadable)
 
     def plans(infos: list[FileInfo]) -> list[FilePlan]:
         return [FilePlan(info, keep_images=options.keep_images,
-                         quiet_seconds=options.in_progress_seconds) for info in infos]
+                         quiet_seconds=options.in_progress_seconds, inspect=options.inspect)
+                for info in infos]
 
     content = options.content_options()
     signature = {"tree": _tree_signature(disc), "sql": code_fingerprint(),
                  "parser": parser, "options": options_json(content),
-                 "redact_key": hashlib.sha256((options.redact_key or "").encode())
-                 .hexdigest()}
+                 "redact_key": key_fingerprint(options.redact_key, _previous_salt(index))}
     # --full parses everything again but keeps the old cache and the ingest history until
     # the new database is published (a failed --full loses nothing).
     return _Ingest(root=root, db=db, options=options, summary=summary, disc=disc,
@@ -304,11 +340,29 @@ def _prepare(root: Path, db: Path, options: IngestOptions, summary: IngestSummar
                    cache_root=cache_root, parser=parser, signature=signature)
 
 
+def inspect_parser_suffix(keys: InspectKeys | None) -> str:
+    """What the parse cache's key adds for a tree holding Inspect logs: the installed
+    inspect_ai version (its reader decides their rows; absent, they are rejects) and the
+    user's keys. A tree without Inspect logs keeps its key, so adding the first log, or
+    another inspect_ai, parses every file once more (the key is the tree's, not a kind's)."""
+    keys_json = orjson.dumps((keys or InspectKeys()).as_json(), option=orjson.OPT_SORT_KEYS)
+    reader = f"{inspect_available() and inspect_version()}"
+    digest = hashlib.sha256(reader.encode() + keys_json).hexdigest()
+    return f"-i{digest[:8]}"
+
+
+def _previous_salt(index: dict[str, Any]) -> str | None:
+    """The salt of the key fingerprint the index holds: the same key then gives the same
+    fingerprint (a new salt would make every --redact ingest a cold build)."""
+    return (key_salt(index.get("loaded", {}).get("redact_key"))
+            or key_salt(index.get("last", {}).get("redact_key")))
+
+
 def check_root(root: Path, force: bool) -> list[str]:
     """Refuse a root that holds no benchmark directory (NotAResultsRoot): its files would
     be read as nonsense runs (`demo/tree/ehr_bench/agentic/...` from `demo/` makes a run
     `tree/ehr_bench/agentic/full1800` of seven models). Forced, the refusal is a warning."""
-    if is_results_root(root) is not False:
+    if is_results_root(root) is not False or holds_inspect_logs(root):
         return []
     found = results_roots_below(root)
     layout = (f"  expected:  {root}/{EXPECTED_LAYOUT}\n"
@@ -317,7 +371,8 @@ def check_root(root: Path, force: bool) -> list[str]:
               f"{ARCHIVE_DIR}/)")
     what = f"{root} is not a results root: none of its directories is a benchmark directory"
     if found:
-        use = f"  use:       {found[0]}" + "".join(f"\n        or {d}" for d in found[1:5])
+        use = f"  use:       {one_line(str(found[0]))}" + "".join(
+            f"\n        or {one_line(str(d))}" for d in found[1:5])
     else:
         use = "  no directory within 3 levels below it holds that layout"
     if force:
@@ -342,8 +397,8 @@ def check_link_targets(root: Path, disc: Discovery, force: bool) -> list[str]:
         benchmark = problem.path.split("/")[0]
         if benchmark != ARCHIVE_DIR and benchmark not in current:
             cost += f"; {benchmark} has no run left in this tree"
-        lines.append(f"  {problem.path} -> {problem.missing_target} (missing: {target})\n"
-                     f"      costs {cost}")
+        lines.append(f"  {one_line(problem.path)} -> {one_line(problem.missing_target or '')}"
+                     f" (missing: {one_line(target)})\n      costs {one_line(cost)}")
     what = (f"a symlink in {root} points to a missing target" if len(missing) == 1
             else f"{len(missing)} symlinks in {root} point to missing targets")
     if force:
@@ -381,7 +436,8 @@ def _build(run: _Ingest, progress: StageProgress | None) -> None:
     summary, db = run.summary, run.db
     temp = temp_path_for(db)
     try:
-        fresh = _stage(run, progress)
+        with private_files():  # the staged rows are unredacted: for their owner only
+            fresh = _stage(run, progress)
     except BaseException as exc:
         _fail(run, exc, temp)
     t1 = time.perf_counter()
@@ -400,7 +456,7 @@ def _build(run: _Ingest, progress: StageProgress | None) -> None:
         _fail(run, exc, temp)
     summary.n_runs = summary.table_rows.get("runs", 0)
     summary.n_results = summary.table_rows.get("results", 0)
-    history = [*run.index.get("ingests", []), {
+    history = [*_same_options_history(run), {
         **_jsonable(ingest_row),
         "finished_at": dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(),
         "n_results": summary.n_results, "n_rejects": summary.n_rejected + summary.n_repaired}]
@@ -414,19 +470,58 @@ def _build(run: _Ingest, progress: StageProgress | None) -> None:
         except BaseException as exc:
             _fail(run, exc, temp)
         summary.load_seconds = time.perf_counter() - t1
-        by_id = {p.file_id: p for p in run.plans}
+        _record_published(run, history)
+    if interrupted():
+        raise Interrupted(PUBLISHED_THEN_INTERRUPTED.format(db=db))
+
+
+def _record_published(run: _Ingest, history: list[dict[str, Any]]) -> None:
+    """Write the index of the database just published and prune the cache. The database is
+    in place whatever happens here: a failure is a warning (exit 0 still means published),
+    and the next ingest, which then finds no index it can use, builds from scratch."""
+    by_id = {p.file_id: p for p in run.plans}
+    try:
         write_index(run.cache_root, {
             "files": {fid: index_entry(by_id[fid], res, run.parser)
                       for fid, res in run.staged.items()},
             "ingests": history[-1000:],
             "last": run.signature,
-            "published": published_stat(db),
+            "published": published_stat(run.db),
             "loaded": loaded_record(run.signature, run.loadable, run.staged,
-                                    summary.free_fraction),
+                                    run.summary.free_fraction),
         })
-        prune_cache(run.cache_root, {d for r in run.staged.values() for d in r.cache_dirs()})
-    if interrupted():
-        raise Interrupted(PUBLISHED_THEN_INTERRUPTED.format(db=db))
+    except OSError as exc:
+        # The old index describes the file just replaced: the next ingest must not trust it
+        # (the tree changed back, it would find "nothing changed").
+        forget_index(run.cache_root)
+        run.summary.warnings.append(
+            f"warning: {run.db} is published, but the parse cache index could not be "
+            f"written ({exc.strerror or exc}: {run.cache_root / 'index.json'}); the next "
+            "ingest parses every file and builds from scratch")
+        return
+    try:
+        left_alone = prune_cache(run.cache_root,
+                                 {d for r in run.staged.values() for d in r.cache_dirs()},
+                                 named_by(run.index))
+    except OSError as exc:
+        left_alone = []
+        run.summary.warnings.append(
+            f"warning: {run.cache_root} could not be pruned ({exc.strerror or exc})")
+    if left_alone:
+        names = ", ".join(one_line(n) for n in left_alone[:3]) + (
+            f" and {len(left_alone) - 3} more" if len(left_alone) > 3 else "")
+        run.summary.warnings.append(
+            f"note: {run.cache_root} holds {len(left_alone)} "
+            f"{'entry' if len(left_alone) == 1 else 'entries'} this tool did not make, "
+            f"left alone: {names}")
+
+
+def _same_options_history(run: _Ingest) -> list[dict[str, Any]]:
+    """The earlier ingests a new database keeps in its history: those built with the same
+    content options (--redact, --keep-images). A redacted warehouse built over a plain one
+    does not list the plain builds (nor their boards: _load)."""
+    options = options_json(run.options.content_options())
+    return [row for row in run.index.get("ingests", []) if row.get("options") == options]
 
 
 def _stage(run: _Ingest, progress: StageProgress | None) -> dict[str, StageResult]:
@@ -490,7 +585,8 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
         with steps.step("preparing the redaction"):
             redactions = (prepare_redaction(con, run.options.redact_key)
                           if run.options.redact else None)
-        history = [_history_row(h) for h in run.index.get("ingests", [])]
+        history_rows = _same_options_history(run)
+        history = [_history_row(h) for h in history_rows]
         derive = run.options.derive
         build_database(con, run.disc, run.staged, run.cache_root, ingest_row, history,
                        load_plan, post_load=derive_steps(load_plan.full) if derive else [],
@@ -503,7 +599,12 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
                        if derive else None)
         if problem:
             summary.warnings.append(problem)
+        other_options = [row["ingest_id"] for row in run.index.get("ingests", [])
+                         if row not in history_rows]
         with steps.step("counting the rows of every table"):
+            if other_options and derive:  # the boards of builds left out of the history
+                con.execute("DELETE FROM leaderboard_history "
+                            "WHERE list_contains(?, ingest_id)", [other_options])
             con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
                         [dt.datetime.now(dt.UTC).replace(tzinfo=None), run.ingest_id])
             summary.table_rows = _table_rows(con)
@@ -540,15 +641,25 @@ def _fail(run: _Ingest, exc: BaseException, temp: Path) -> NoReturn:
     """A failure while staging, building or publishing: the temporary file goes, and the
     failure is raised as what it is to the user. Ctrl-C stays Ctrl-C, and so does the error a
     query raises when Ctrl-C stops it (DuckDB's "Query interrupted"); after Ctrl-C the files
-    staged so far are recorded for the next ingest."""
-    temp.unlink(missing_ok=True)
+    staged so far are recorded for the next ingest. A file of the parse cache that cannot
+    be read (truncated) is forgotten, so the next ingest parses its file again."""
+    remove_temp(temp)
     if isinstance(exc, KeyboardInterrupt) or (
             not isinstance(exc, IngestError) and ctrl_c_pressed()):
-        record_interrupted(run.cache_root, run.index, run.staged, run.plans, run.parser,
-                           run.ingest_id)
+        try:
+            record_interrupted(run.cache_root, run.index, run.staged, run.plans, run.parser,
+                               run.ingest_id)
+        except OSError:
+            pass  # the next ingest parses those files again
         raise Interrupted(INTERRUPTED_MESSAGE) from None
     if isinstance(exc, IngestError):
         raise exc
+    damaged = forget_damaged_entry(run.cache_root, run.index, str(exc))
+    if damaged:
+        raise IngestFailed(
+            f"ingest failed, {run.db} left as it was: a file of the parse cache is damaged "
+            f"({damaged}); it is forgotten and the next ingest parses its file again. "
+            f"{type(exc).__name__}: {exc}") from exc
     raise IngestFailed(
         f"ingest failed, {run.db} left as it was: {type(exc).__name__}: {exc}") from exc
 
@@ -557,8 +668,8 @@ def _skipped_warnings(disc: Discovery) -> list[str]:
     skipped = [p.path for p in disc.problems if p.severity == "skipped"]
     if not skipped:
         return []
-    shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5
-                                      else "")
+    shown = ", ".join(one_line(p) for p in skipped[:5]) + (
+        f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
     return [f"warning: not walked (hidden directories, virtual environments): {shown}"]
 
 

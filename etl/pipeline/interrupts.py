@@ -138,7 +138,7 @@ def _redeliver_interrupts(previous: Callable[[Any], object]) -> Callable[[Any], 
 
 
 # Tests name a point of the ingest here to have it killed there (SIGKILL, as the OOM killer
-# or a power cut would): tests/test_publish.py proves the previous database survives
+# or a power cut would): tests/pipeline/test_publish.py proves the previous database survives
 # a crash at each. Unset (always, outside those tests) it costs one dictionary lookup.
 CRASH_AT_ENV = "ETL_CRASH_AT"
 

@@ -32,7 +32,8 @@ from etl.rows import insert_rows
 from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
 
 STORAGE_VERSION = "v1.5.0"
-RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores")
+RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores", "call_failures",
+                   "result_checks", "token_usage")
 # Tables filled from the discovery and the code, not from staged rows: rewritten whole on
 # every load (they are small).
 CATALOG_TABLES = ("files", "runs", "models", "model_aliases", "ingests")
@@ -310,6 +311,7 @@ def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
     with steps.step("loading the scores of the authors' per-question files"):
         in_transaction(con, lambda c: _load_scores(c, parts, redactions))
     with steps.step("counting duplicates and results per run"):
+        con.execute(load_sql("inspect_runs.sql"))  # the runs of Inspect logs take their keys
         con.execute(load_sql("finish.sql"))
     for hook in post_load:
         with steps.step(f"deriving {getattr(hook, '__name__', 'a derived table')}"):

@@ -60,7 +60,7 @@ def default_memory_limit(machine_bytes: int | None = None) -> str:
 # however the inserts are cut. The load plans for it (planned_limit): the base is what the
 # row inserts need beside it (a row group of staged Parquet, the insert's buffers); the
 # factor covers the vector's copy while it is compressed. Measured on trees built to need
-# it (tests/test_load_memory.py): 2048 rows of 79 MB built under 96 MB, not under 64 MB.
+# it (tests/pipeline/test_load_memory.py): 2048 rows of 79 MB built under 96 MB, not under 64 MB.
 VECTOR_ROWS = 2048
 PLAN_BASE_MIB = 64
 PLAN_VECTOR_FACTOR = 1.5

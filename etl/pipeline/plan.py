@@ -54,6 +54,9 @@ class FilePlan:
     # A results file that may only have grown: the staged chain (StageResult as JSON) its new
     # lines continue; None: staged from byte 0.
     append_to: dict[str, Any] | None = None
+    # An Inspect AI log: how its facts become keys (etl/extract/inspect_logs.py InspectKeys);
+    # None: the defaults
+    inspect: Any = None
 
     @property
     def file_id(self) -> str:

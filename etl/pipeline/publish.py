@@ -120,15 +120,29 @@ def temp_path_for(target: Path) -> Path:
 
 
 def clean_stale_temps(target: Path) -> None:
-    """Remove temporary files left by killed ingests (their process is gone): the new
-    database, its WAL, and the directory DuckDB spilled to (<db>.tmp-<pid>.tmp)."""
+    """Remove temporary files left by killed ingests (their process is gone) and by earlier
+    ingests of this very process (a --watch whose ingest failed): the new database, its
+    WAL, and the directory DuckDB spilled to (<db>.tmp-<pid>.tmp). Called under the lock,
+    so no live ingest of this database owns them."""
     for path in target.parent.glob(f"{target.name}.tmp-*"):
         pid_text = path.name.rsplit("-", 1)[-1].split(".")[0]
-        if pid_text.isdigit() and not alive(int(pid_text)):
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
+        if pid_text.isdigit() and (int(pid_text) == os.getpid() or not alive(int(pid_text))):
+            _remove(path)
+
+
+def remove_temp(temp: Path) -> None:
+    """Remove what a failed build leaves beside the target: the temporary database, its WAL
+    (a disk that filled mid-write leaves one) and DuckDB's spill directory."""
+    for path in (temp, temp.with_name(temp.name + ".wal"),
+                 temp.with_name(temp.name + ".tmp")):
+        _remove(path)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -16,7 +16,7 @@ registers, see etl/scoring/base.py) and the board rules the views read from the 
 
 A new scorer is one module (its rules, taking and returning the types of base.py) plus one
 entry below. The dispatchers (etl/scoring/rows.py) and the views read this list;
-tests/test_scorer_registry.py fails when a scorer name in sql/ is not registered, when a
+tests/scoring/test_scorer_registry.py fails when a scorer name in sql/ is not registered, when a
 scorer with rows in the warehouse is not registered and described or a registered one makes
 no rows, and when an entry added to a copy of the package does not reach the boards.
 """
@@ -47,6 +47,9 @@ STATUS_RULES = (AS_SCORED, FAILED_ZERO)
 # score_rule values
 F1 = "f1"
 AUTHORS_UNIFIED = "authors_unified"
+# question_scores.value: the scores read from Inspect AI logs (etl/inspect_board.py gives
+# their scorers this rule; no registry entry has it)
+VALUE = "value"
 SCORE_RULES = (F1, AUTHORS_UNIFIED)
 
 # The file whose every line the line rules score: a run directory's top-level results.jsonl,

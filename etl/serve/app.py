@@ -48,6 +48,7 @@ from etl.connection import WarehouseUnavailable
 from etl.glossary import board_marks, mixed_scorers_note, scorer_description, scorer_name
 from etl.query import QueryRefused
 from etl.search import ROLES, SearchError, SearchQuery, highlight
+from etl.serve.failures import loss_table, page_failures, result_chips
 from etl.serve.gate import GateAnswer, GateLimits, SqlGate
 from etl.serve.live import LiveWarehouse, ServeWarehouse, out_of_memory_message
 from etl.serve.pages import (
@@ -111,8 +112,9 @@ def _json_default(value: Any) -> Any:
 
 
 # A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV
-# Injection"): such a text cell gets a leading single quote, which the spreadsheet shows as
-# text. Numbers are written as numbers (a negative one is not a formula).
+# Injection"), also after blanks and line breaks (" =1+1", "\n=1+1": spreadsheets skip
+# them): such a text cell gets a leading single quote, which the spreadsheet shows as text.
+# Numbers are written as numbers (a negative one is not a formula).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -121,7 +123,8 @@ def csv_cell(value: Any) -> Any:
     neutralised, anything else as is."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and (value.startswith(FORMULA_STARTS)
+                                   or value.lstrip().startswith(FORMULA_STARTS)):
         return "'" + value
     return value
 
@@ -478,8 +481,9 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
         score["leaderboard"] = score["scorer"] == rec["score_source"]
     scores_table = Table.of(scores)
     scores_table.html_columns = ["leaderboard", "name", "f1", "precision", "recall",
-                                 "exact_match", "n_pred", "n_gold", "what"]
-    scores_table.headers = {"leaderboard": "on the board", "name": "scorer", "f1": "score"}
+                                 "exact_match", "n_pred", "n_gold", "value", "raw_value", "what"]
+    scores_table.headers = {"leaderboard": "on the board", "name": "scorer", "f1": "score",
+                            "value": "value", "raw_value": "as written"}
     scores_table.display = {"leaderboard": lambda r: "✓" if r["leaderboard"] else None,
                             "name": lambda r: f"{r['name']} ({r['scorer']})"}
     return Page("trajectory.html", f"Trajectory {qid} · {rec['display_name']}", crumbs,
@@ -488,7 +492,8 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
                 {"rec": rec, "messages": messages, "calls_by_msg": calls_by_msg,
                  "images_by_msg": images_by_msg, "prev_url": prev_url, "next_url": next_url,
                  "nav": nav, "q": q, "case": case,
-                 "question_url": url("/question", benchmark=rec["benchmark"], qid=qid)},
+                 "question_url": url("/question", benchmark=rec["benchmark"], qid=qid),
+                 "failures": result_chips(wh, run_id, qid, run_index)},
                 {"result": rec, "prev": prev_url, "next": next_url})
 
 
@@ -606,6 +611,7 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
                                                  if r["outcome"] not in ("only_a", "only_b")
                                                  else None)}
             tables["questions"] = table
+            tables["losses"] = loss_table(wh, comparison.run_a, comparison.run_b)
             context.update(summary=comparison.summary, run_a=comparison.run_a,
                            run_b=comparison.run_b, name_a=name_a, name_b=name_b,
                            groups=groups,
@@ -691,6 +697,7 @@ def page_diff(wh: ServeWarehouse, request: Request) -> Page:
         if rec is None:
             raise NotFound(f"no result {qid!r} (attempt {run_index}) in run {run_id!r}")
         sides.append({"rec": rec, "url": trajectory_url(run_id, qid, run_index),
+                      "failures": result_chips(wh, run_id, qid, run_index),
                       "steps": [s for s in steps if s["run_id"] == run_id
                                 and s["run_index"] == run_index]})
     rows = align_steps(sides[0]["steps"], sides[1]["steps"])
@@ -1038,6 +1045,7 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
         Route("/rejects", endpoint(page_rejects)),
         Route("/sql", sql_endpoint, methods=["GET", "POST"]),
         Route("/paper", endpoint(page_paper)),
+        Route("/failures", endpoint(page_failures)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     @asynccontextmanager

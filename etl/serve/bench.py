@@ -105,6 +105,7 @@ def sample_urls(db: Path, per_type: int, seed: int) -> dict[str, list[str]]:
         "board": [f"/board?{urlencode({'benchmark': b, 'mode': m})}" for b, m in boards]
         + [f"/board?{urlencode({'benchmark': b, 'mode': m, 'shared': 1})}" for b, m in boards],
         "heatmap": [f"/heatmap?{urlencode({'benchmark': b, 'mode': m})}" for b, m in boards],
+        "failures": [f"/failures?{urlencode({'benchmark': b, 'mode': m})}" for b, m in boards],
         "questions": [f"/questions?{urlencode({'run': r, 'task': t})}" for r, t in pick(cells)],
         "question": [f"/question?{urlencode({'benchmark': b, 'qid': q})}"
                      for _, q, _, b in pick(results)],

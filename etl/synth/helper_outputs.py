@@ -206,8 +206,14 @@ def repaired(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[
 
 
 def qa_row(qid: str, task: str, task_type: str | None, gold: Any, predictions: list[str],
-           question: str, error: str | None = None) -> dict[str, Any]:
-    """eval_ehrbench_qa.py build_result_record (gold None: a row without ground_truth)."""
+           question: str, error: str | None = None, n: int = 0) -> dict[str, Any]:
+    """eval_ehrbench_qa.py build_result_record (gold None: a row without ground_truth); its
+    usage is call_vllm_once's (prompt_tokens, completion_tokens, total_tokens of the vLLM
+    response; {} when the call failed)."""
+    prompt = 600 + 37 * n % 400
+    completion = 30 + 11 * len(predictions)
+    usage = {} if error else {"prompt_tokens": prompt, "completion_tokens": completion,
+                              "total_tokens": prompt + completion}
     assistant = {"role": "assistant", "content": f"Final Answer: {predictions!r}",
                  "tool_calls": [{"id": "call_qa_finish", "type": "function", "function": {
                      "name": "ehr.finish",
@@ -221,7 +227,7 @@ def qa_row(qid: str, task: str, task_type: str | None, gold: Any, predictions: l
                 "completed": error is None,
                 "stop_reason": "finish_tool_call" if error is None else "error",
                 "qa_mode": True, "parse_mode": "final_answer_list" if predictions else "empty",
-                "predictions": predictions, "elapsed_seconds": 1.0, "usage": {},
+                "predictions": predictions, "elapsed_seconds": 1.0, "usage": usage,
                 "error": error})
     return row
 

@@ -373,7 +373,7 @@ def qa_raw_run(ctx: Ctx, root: Dir) -> None:
         error = "APIConnectionError: Connection error." if n % 12 == 5 else None
         answer = [] if error else (list(q.gold) if rng.random() < 0.45 else q.wrong[:1])
         rows.append(helper_outputs.qa_row(q.qid, q.task, q.group, None if n == 7 else q.label,
-                                          answer, str(q.inputs.get("question", "")), error))
+                                          answer, str(q.inputs.get("question", "")), error, n))
     emit(ctx, jsonl(ctx, root.sub(run_id), "results.jsonl", "results_top", run_id), rows)
     ctx.add_run(run_id, "ehr_bench", "oneshot", "full1800", model, len(ctx.ehr_qs))
 
@@ -949,4 +949,5 @@ def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
     ledger = Ledger()
     timelines = Timelines(seed, sizes.oneshot, sizes.draw) if shape.shared_timelines else None
     maker = RecordMaker(Filler(seed), Images(seed, image_bytes), shape, timelines)
+    maker.planted = ledger.planted  # the truth file reads what the records planted
     return Ctx(seed, scale, damage, maker, sizes, ledger, progress_reporter(progress, ledger))

@@ -16,6 +16,16 @@ from typing import Any
 
 from etl.synth import spec
 from etl.synth.content import Filler, Images, Question, Timelines
+from etl.synth.failures import (
+    CONTEXT_ERROR,
+    WRITER_CAP,
+    Call,
+    Planted,
+    Planter,
+    _validation,
+    executor_json_error,
+    tool_arguments,
+)
 
 SYSTEM_PROMPT = (
     "You are ClinSeekAgent, a clinical research assistant with access to a patient's EHR "
@@ -27,22 +37,6 @@ FINISH_ECHO = "Finish tool called. Final response recorded."
 # IMAGE_TOOL_CONTENT_JSON), typed here from that file.
 IMAGE_TOOLS = ("image_visualizer", "dicom_processor", "chest_xray_classifier",
                "chest_xray_report_generator", "xray_phrase_grounding", "chest_xray_segmentation")
-# Tool failures as the MCP pools return them (openresearcher_ehr/ehr_pool.py and
-# image_pool.py _call_mcp_tool: a timeout lands in `except Exception`, then the SSE, JSON-RPC
-# error, isError and HTTP branches). {tool} is the bare tool name the pool was asked for.
-POOL_ERRORS = {
-    "ehr": ("Error calling MCP tool '{tool}': ReadTimeout('')", "No data in SSE response",
-            "MCP Error -32603: database is locked",
-            "Tool Error: [{{'type': 'text', 'text': 'no such table: labevents_x'}}]",
-            "HTTP Error 502: <html><body>Bad Gateway</body></html>"),
-    "image": ("Error calling image tool '{tool}': ReadTimeout('')", "No data in SSE response",
-              "HTTP Error 503: Service Unavailable"),
-}
-TOOL_ERROR_RATE = 0.04  # share of tool results that are a pool failure
-# What the synth counts as a failure text when it tallies what it wrote (its own list).
-WRITTEN_ERROR_STARTS = ("Error executing ", "Error calling MCP tool '",
-                        "Error calling image tool '", "No data in SSE response", "MCP Error ",
-                        "Tool Error: ", "HTTP Error ")
 # What clinseekagent/run_text_curated.py appends to the row's rendered question (its
 # _ANSWER_TRAILER, shortened): the user message of a one-shot record with a shared timeline.
 ANSWER_TRAILER = ("\n\n---\nAfter any reasoning, emit your final answer inside an "
@@ -138,6 +132,8 @@ class RecordMaker:
         self.trajectory_shape = shape
         # the question's own timeline for one-shot prompts (shapes with shared_timelines)
         self.timelines = timelines
+        # the failures planted in each record, by planted_key (the truth file reads them)
+        self.planted: dict[tuple[str, int, str | None], Planted] = {}
 
     # ---- agentic ---------------------------------------------------------------
     def _assistant(self, model: str, content: str, calls: list[dict[str, Any]] | None,
@@ -171,22 +167,28 @@ class RecordMaker:
 
     def trajectory(self, q: Question, model: str, plan: Plan, rng: random.Random, *,
                    old_style: bool, with_names: bool, multimodal: bool,
-                   user_content: Any) -> tuple[list[dict[str, Any]], bool, str, str]:
-        """messages, completed, status, stop_reason for a non-error agentic run.
+                   user_content: Any) -> tuple[list[dict[str, Any]], bool, str, str, Planted]:
+        """messages, completed, status, stop_reason and the planted failures for a non-error
+        agentic run.
 
         Writer shapes (deploy_agent_mm.py run_one_native_mm): Kimi emits the image tools
         under ehr. and the record keeps that name (the executor routes it to image.*,
         logged as TOOL_NAME_FIX); GLM's multimodal runs take the is_openseeker_repo_like
         branch: each tool message carries the executed name and a fresh uuid
-        tool_call_id. A few tool results are pool failures (POOL_ERRORS), drawn from a
-        generator of their own so the rest of the tree does not change with them."""
+        tool_call_id. Failures (etl/synth/failures.py: the writer's texts, the model's
+        rates) are drawn from a generator of their own, so the rest of the tree does not
+        change with them; every call's arguments are the ones its tool requires, different
+        at every step, so that only a planted repeat repeats."""
         kimi_names = multimodal and model == "kimi_k2_5"
         fresh_ids = multimodal and model == "glm_4_7"
         side = random.Random(f"tool-shapes/{model}/{q.qid}/{plan.payload}")
+        planter = Planter(model, random.Random(f"failures/{model}/{q.qid}/{plan.payload}"),
+                          multimodal=multimodal)
+        planted = Planted()
         sep = "_" if old_style else "."
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT},
                                           {"role": "user", "content": user_content}]
-        tools = [f"ehr{sep}load_ehr", f"ehr{sep}get_table_names", f"ehr{sep}run_sql_query",
+        tools = [f"ehr{sep}load_ehr", f"ehr{sep}get_records_by_time", f"ehr{sep}run_sql_query",
                  f"ehr{sep}get_candidates_by_keyword", f"ehr{sep}think"]
         if multimodal:
             tools += [f"{'ehr' if kimi_names else 'image'}.{t}"
@@ -198,60 +200,89 @@ class RecordMaker:
                              plan.payload // steps.chars_per_step + rng.randint(1, 4)))
         per_call = min(steps.max_tool_chars, max(40, plan.payload // n_steps))
         reasoning_model = model != "claude_sonnet_4_6"
+        repeat_at = planter.repeat_step(n_steps)
+        clean: list[Call] = []  # calls that went through, one of which a planted repeat repeats
         for step in range(n_steps):
             tool = tools[0] if step == 0 else tools[1 + rng.randrange(len(tools) - 1)]
             cid = _call_id(model, rng)
-            if "sql" in tool:
-                args: Any = json.dumps({"query": f"SELECT * FROM labevents WHERE subject_id = "
-                                                 f"{q.inputs.get('subject_id')} LIMIT {step + 5}"})
-            elif "browser" in tool:
-                args = json.dumps({"query": f"{q.task} clinical guideline", "topn": 5})
-            elif "image" in tool:
-                args = json.dumps({"image_index": step % 4})
-            else:
-                args = json.dumps({"subject_id": q.inputs.get("subject_id"),
-                                   "note": "检查 ✓"})
-            malformed = model == "glm_4_7" and step == 1
-            if malformed:
-                args = '{"query": "SELECT * FROM chartevents WHERE'
-            elif model == "kimi_k2_5" and step % 3 == 2:
-                args = json.loads(args)  # some backends hand back a dict, not a string
+            bare = tool.split(".", 1)[1] if "." in tool else tool.split("_", 1)[1]
+            executed = (f"image.{bare}" if bare in IMAGE_TOOLS
+                        else "ehr." + bare if tool.startswith("ehr") else tool)
             reasoning = (self.filler.take(rng, 80 + min(per_call // 50, steps.reasoning_cap))
                          if reasoning_model else None)
             content = "" if model == "kimi_k2_5" and step else f"Step {step + 1}: calling {tool}."
-            call = {"id": cid, "type": "function", "function": {"name": tool, "arguments": args}}
-            messages.append(self._assistant(model, content, [call], rng, reasoning))
-            bare = tool.split(".", 1)[1] if "." in tool else tool.split("_", 1)[1]
-            executed = f"image.{bare}" if bare in IMAGE_TOOLS else tool
+            # the result is drawn after the assistant message, as it always was (the tree's
+            # other contents stay what they were); "" until then
+            call = Call(tool, executed, tool_arguments(executed, q.task, q.inputs, step), "")
+            malformed = model == "glm_4_7" and step == 1
+            repeat = step == repeat_at and clean
             if malformed:
-                result = (f"Error executing {executed}: Unterminated string starting at: "
-                          f"line 1 column 11 (char 10)")
+                # GLM's malformed call: the executor's json.loads raises
+                call.arguments = '{"query": "SELECT * FROM chartevents WHERE'
+                call.result = executor_json_error(executed, call.arguments)
+                call.labels.append(("invalid_arguments", "unparseable_arguments"))
+            elif repeat:
+                # the same tool with the same arguments again (and the same answer)
+                earlier = clean[side.randrange(len(clean))]
+                call = Call(earlier.name, earlier.executed, earlier.arguments, earlier.result)
+                planted.results.append(("repeated_call", earlier.executed, 1))
             else:
-                result = self.filler.take(rng, per_call)
-                if step and side.random() < TOOL_ERROR_RATE:
-                    family = "image" if executed.startswith("image.") else "ehr"
-                    result = side.choice(POOL_ERRORS[family]).format(tool=bare)
+                planter.plant(call, bare, q.task, step)
+            args: Any = call.arguments
+            if isinstance(args, dict):
+                args = args if model == "kimi_k2_5" and step % 3 == 2 else json.dumps(args)
+                # (some backends hand back a dict, not a string)
+            wire = {"id": cid, "type": "function",
+                    "function": {"name": call.name, "arguments": args}}
+            at = len(messages)
+            messages.append(self._assistant(model, content, [wire], rng, reasoning))
+            if not malformed:
+                payload = self.filler.take(rng, per_call)
+                if call.labels == [("truncated_result", "at_writer_cap")]:
+                    call.result = self.filler.take(planter.rng, WRITER_CAP)
+                elif not call.result and not call.labels:
+                    call.result = payload
+            if len(call.result) == WRITER_CAP and \
+                    ("truncated_result", "at_writer_cap") not in call.labels:
+                # a result at the writer's cap: truncate_tool_result cut it there
+                call.labels.append(("truncated_result", "at_writer_cap"))
+            if not malformed and not repeat and \
+                    all(label == "truncated_result" for label, _ in call.labels):
+                clean.append(call)
+            planted.calls.extend((at, 0, label, detail) for label, detail in call.labels)
             if fresh_ids:
-                messages.append(self._tool_msg(result, _uuid(side), executed))
+                messages.append(self._tool_msg(call.result, _uuid(side), call.executed))
             else:
-                messages.append(self._tool_msg(result, cid, tool if with_names else None))
+                messages.append(self._tool_msg(call.result, cid,
+                                               call.name if with_names else None))
             if old_style and step == 1:
                 messages.append({"role": "user", "content": REMINDER})
         items = answer_items(q, plan.outcome, rng)
         v = plan.variant
+        candidates = q.inputs.get("candidates")
+        if plan.outcome == "zero" and v in ("list", "dict_args") and plan.shape is None \
+                and candidates:
+            # a wrong answer left empty, or named off the candidate list (its score stays 0)
+            if planter.result_label("empty_answer"):
+                items = []
+            elif planter.result_label("outside"):
+                items = [*items[:-1], planter.off_list()]
         if v == "no_answer":
             messages.append(self._assistant(model, "I could not determine the answer.",
                                             None, rng, None))
-            return messages, False, "incomplete", "no_final_answer"
+            planted.results.append(("no_final_answer", "no_finish_call", 0))
+            return messages, False, "incomplete", "no_final_answer", planted
         if v == "text_answer":
             messages.append(self._assistant(
                 model, f"Exact Answer: {', '.join(items)}\nConfidence: 60%", None, rng, None))
-            return messages, True, "success", "exact_answer_text_content"
+            planted.results.append(("no_final_answer", "no_finish_call", 0))
+            return messages, True, "success", "exact_answer_text_content", planted
         if v == "text_answer_reasoning":
             msg = self._assistant(model, "", None, rng, None)
             msg["reasoning_content"] = f"Exact Answer: {items[0] if items else ''}\nConfidence: 50%"
             messages.append(msg)
-            return messages, True, "success", "exact_answer_text_reasoning_content"
+            planted.results.append(("no_final_answer", "no_finish_call", 0))
+            return messages, True, "success", "exact_answer_text_reasoning_content", planted
         if v == "synthetic":
             cid = f"synthetic_finish_{_hex(rng, 8)}"
             body = json.dumps({"response": items})
@@ -261,7 +292,8 @@ class RecordMaker:
             messages.append({"role": "tool",
                              "content": "Finish (synthesized from plain-text answer)",
                              "tool_call_id": cid})
-            return messages, True, "success", "finish_tool_call"
+            planted.results.extend(_answer_truth(items, candidates))
+            return messages, True, "success", "finish_tool_call", planted
         finish = "functions.finish" if plan.shape == "functions_finish" else f"ehr{sep}finish"
         answer = shaped_items(items, plan.shape)
         args, _ = _finish_args(answer, v)
@@ -269,17 +301,34 @@ class RecordMaker:
             args = repr({"response": answer})  # a Python literal, not JSON
         cid = _call_id(model, rng)
         call = {"id": cid, "type": "function", "function": {"name": finish, "arguments": args}}
+        at = len(messages)
         messages.append(self._assistant(model, "Submitting the final answer.", [call], rng,
                                         None))
-        if fresh_ids:
-            messages.append(self._tool_msg(FINISH_ECHO, _uuid(side), finish))
+        echo, labels, answered = FINISH_ECHO, [], True
+        if finish == "functions.finish":
+            # no namespace the executor knows: it never runs
+            echo, labels = f"Unknown tool namespace: {finish}", [("unknown_tool",
+                                                                  "not_a_benchmark_tool")]
+        if isinstance(args, str) and not _parses(args):
+            echo = executor_json_error("ehr.finish", args)
+            labels, answered = [*labels, ("invalid_arguments", "unparseable_arguments")], False
+        elif v == "missing":
+            echo = _validation("finish", "response", json.loads(args))
+            labels, answered = [*labels, ("invalid_arguments", "missing_argument")], False
+        planted.calls.extend((at, 0, label, detail) for label, detail in labels)
+        if answered:
+            planted.results.extend(_answer_truth(_response_items(args), candidates))
         else:
-            messages.append(self._tool_msg(FINISH_ECHO, cid, finish if with_names else None))
+            planted.results.append(("no_final_answer", "unreadable_finish", 0))
+        if fresh_ids:
+            messages.append(self._tool_msg(echo, _uuid(side), finish))
+        else:
+            messages.append(self._tool_msg(echo, cid, finish if with_names else None))
         if plan.shape == "incomplete_finish":
             # the run was marked incomplete although it called finish: the authors' scorer
             # scores its answer anyway
-            return messages, False, "incomplete", "no_final_answer"
-        return messages, True, "success", "finish_tool_call"
+            return messages, False, "incomplete", "no_final_answer", planted
+        return messages, True, "success", "finish_tool_call", planted
 
     def agentic(self, q: Question, model: str, plan: Plan, rng: random.Random, *,
                 run_index: int, runs_per_question: int, q_index: int, old_style: bool = False,
@@ -294,12 +343,16 @@ class RecordMaker:
                                "session_id": session_id, "question": question}
         if plan.variant in ("error", "error_early"):
             rec["messages"] = []
+            planter = Planter(model, random.Random(f"failures/{model}/{q.qid}/{plan.payload}"),
+                              multimodal=multimodal)
+            error = ("ReadTimeoutError: Read timed out. (read timeout=120)"
+                     if plan.variant == "error" else "SSLError: EOF occurred in violation "
+                     "of protocol (_ssl.c:2427)")
+            if plan.variant == "error" and planter.result_label("run_error"):
+                error = CONTEXT_ERROR  # the run's context overflowed: no infrastructure failure
             rec.update(completed=False, status="error",
                        stop_reason="exception" if plan.variant == "error"
-                       else "exception_before_completion",
-                       error="ReadTimeoutError: Read timed out. (read timeout=120)"
-                       if plan.variant == "error" else "SSLError: EOF occurred in violation "
-                       "of protocol (_ssl.c:2427)")
+                       else "exception_before_completion", error=error)
             if multimodal:
                 del rec["session_id"]
         else:
@@ -311,10 +364,11 @@ class RecordMaker:
                         "type": "base64", "media_type": "image/jpeg",
                         "data": self.images.pick(rng)}})
                 user = blocks
-            msgs, completed, status, stop = self.trajectory(
+            msgs, completed, status, stop, planted = self.trajectory(
                 q, model, plan, rng, old_style=old_style, with_names=with_names,
                 multimodal=multimodal, user_content=user)
             rec.update(messages=msgs, completed=completed, status=status, stop_reason=stop)
+            self.planted[planted_key(rec)] = planted
         for key, value in q.inputs.items():
             if key not in rec:
                 if plan.variant in ("error", "error_early") and key == "multimodal_summary":
@@ -362,6 +416,15 @@ class RecordMaker:
             items: list[Any] = []
         else:
             items = shaped_items(answer_items(q, plan.outcome, rng), plan.shape)
+            candidates = q.inputs.get("candidates")
+            if plan.outcome == "zero" and plan.shape is None and candidates:
+                planter = Planter(model, random.Random(f"failures/{model}/{q.qid}/"
+                                                       f"{plan.payload}/oneshot"),
+                                  multimodal=False)
+                if planter.result_label("empty_answer"):
+                    items = []
+                elif planter.result_label("outside"):
+                    items = [*items[:-1], planter.off_list()]
             text, status = json.dumps({"response": items}, ensure_ascii=False), "ok"
         synth_id = f"one_shot_{_hex(rng, 8)}"
         messages = [
@@ -377,7 +440,53 @@ class RecordMaker:
                    status=status, stop_reason="finish_tool_call" if status == "ok" else "exception",
                    error=None if status == "ok" else text, backend_region=region,
                    backend_model_id=model_id)
+        if status == "ok":
+            self.planted[planted_key(out)] = Planted(
+                results=_answer_truth(items, q.inputs.get("candidates")))
         return out
+
+
+def planted_key(rec: dict[str, Any]) -> tuple[str, int, str | None]:
+    """What the planted failures of a record are found by: its qid, run index and first
+    tool call id (random, so one record's)."""
+    first = next((c.get("id") for m in rec.get("messages") or [] if isinstance(m, dict)
+                  for c in m.get("tool_calls") or [] if isinstance(c, dict)), None)
+    return str(rec.get("qid")), int(rec.get("run_index") or 1), first
+
+
+def _parses(arguments: str) -> bool:
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+def _response_items(arguments: Any) -> list[str] | None:
+    """The finish call's response as answer items: a list's items, a string or a number as
+    one item; None when there is no response."""
+    parsed = arguments if isinstance(arguments, dict) else json.loads(arguments)
+    response = parsed.get("response")
+    if response is None:
+        return None
+    return response if isinstance(response, list) else [response]
+
+
+def _answer_truth(items: list[Any] | None, candidates: Any) -> list[tuple[str, str, int]]:
+    """The answer labels an answer plants: empty_answer when it has no item (blank items
+    do not count), answer_outside_candidates when an item is not among the question's
+    candidates (items and candidates stripped and lower-cased, each counted once)."""
+    if items is None:
+        return []
+    answer = list(dict.fromkeys(str(x).strip().lower() for x in items if x is not None
+                                and str(x).strip()))
+    if not answer:
+        return [("empty_answer", "no_items", 0)]
+    if not isinstance(candidates, list) or not candidates:
+        return []
+    allowed = {str(c).strip().lower() for c in candidates}
+    outside = [x for x in answer if x not in allowed]
+    return [("answer_outside_candidates", f"{len(outside)} of {len(answer)} items", 0)] \
+        if outside else []
 
 
 def prediction_of(rec: dict[str, Any]) -> list[str]:
@@ -416,9 +525,10 @@ def normalized_set(items: list[str]) -> set[str]:
 
 def tool_shapes(rec: dict[str, Any]) -> dict[str, int]:
     """What a record holds of the writer's tool shapes, tallied from the record itself:
-    tool messages that are failures, calls recorded under ehr. that ran as image tools,
-    tool messages whose tool_call_id names no call of the record (fresh uuids)."""
-    out = {"n_error_results": 0, "n_name_fixed": 0, "n_fresh_id_results": 0}
+    calls recorded under ehr. that ran as image tools, tool messages whose tool_call_id
+    names no call of the record (fresh uuids). (The failures it holds are its planted
+    truth: etl/synth/writer.py.)"""
+    out = {"n_name_fixed": 0, "n_fresh_id_results": 0}
     msgs = [m for m in rec.get("messages") or [] if isinstance(m, dict)]
     ids = {c.get("id") for m in msgs for c in m.get("tool_calls") or [] if isinstance(c, dict)}
     for m in msgs:
@@ -427,9 +537,6 @@ def tool_shapes(rec: dict[str, Any]) -> dict[str, int]:
             if name.startswith("ehr.") and name[4:] in IMAGE_TOOLS:
                 out["n_name_fixed"] += 1
         if m.get("role") == "tool":
-            text = m.get("content")
-            if isinstance(text, str) and text.startswith(WRITTEN_ERROR_STARTS):
-                out["n_error_results"] += 1
             if m.get("tool_call_id") not in ids:
                 out["n_fresh_id_results"] += 1
     return out

@@ -74,6 +74,32 @@ def text_leaderboard(runs: list[dict[str, Any]], win: dict[str, dict[tuple[str, 
     return out
 
 
+def planted_failures(win: dict[str, dict[tuple[str, int], Copy]]) -> dict[str, Any]:
+    """Every failure planted in a loaded copy (etl/synth/failures.py), as the warehouse must
+    label it: calls [run_id, qid, run_index, msg_idx, call_idx, failure, detail] and results
+    [run_id, qid, run_index, failure, detail, n_calls] (the labels of the whole result: a
+    repeated call, no or an empty answer, an answer off the candidates, the run's own
+    error), and per run and label how many results carry it (its calls' labels counted on
+    the result too, none for a result with no label at all)."""
+    calls: list[list[Any]] = []
+    results: list[list[Any]] = []
+    per_run: dict[str, dict[str, int]] = {}
+    for run_id, keys in sorted(win.items()):
+        counts: dict[str, int] = defaultdict(int)
+        for (qid, run_index), c in sorted(keys.items()):
+            labels = set()
+            for msg_idx, call_idx, failure, detail in sorted(c.call_failures):
+                calls.append([run_id, qid, run_index, msg_idx, call_idx, failure, detail])
+                labels.add(failure)
+            for failure, detail, n_calls in sorted(c.result_failures):
+                results.append([run_id, qid, run_index, failure, detail, n_calls])
+                labels.add(failure)
+            for failure in labels or {"none"}:
+                counts[failure] += 1
+        per_run[run_id] = dict(sorted(counts.items()))
+    return {"calls": calls, "results": results, "results_per_run": per_run}
+
+
 def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
                 runs: list[dict[str, Any]], archives: list[dict[str, Any]],
                 ledger: Ledger, raw_runs: list[dict[str, Any]] | None = None
@@ -128,6 +154,8 @@ def build_truth(*, seed: int, scale: str, damage: bool, external_dir: str,
         "text_leaderboard": text_leaderboard(runs, win),
         "planted_shapes": sorted(ledger.shapes, key=lambda x: (x["run_id"], x["qid"],
                                                                x["run_index"])),
+        # the failure labels planted in the loaded copies (docs/ANALYSIS.md)
+        "failures": planted_failures(win),
         # the brief names both the --damage flag and the damage list "damage": the list wins
         # (empty, so falsy, without --damage) and the flag is "damage_enabled"
         "damage_enabled": damage,

@@ -15,9 +15,13 @@ from typing import Any
 
 import orjson
 
-from etl.synth.records import extra_keys, prediction_of, tool_shapes
+from etl.synth.failures import RUN_ERRORS
+from etl.synth.records import extra_keys, planted_key, prediction_of, tool_shapes
 from etl.synth.scoring import text_f1, text_predictions
 
+# the planted labels that make a tool message an error (tool_calls.is_error): the tool
+# refused, failed or was not reached; an empty or a cut result is an answer
+ERROR_LABELS = ("invalid_arguments", "unknown_tool", "tool_error", "infrastructure")
 # copy preference of result files (DESIGN.md): lower wins
 COPY_RANK = {"results_merged": 1, "results_top": 2, "results_shard": 3, "results_steal": 4,
              "results_steal_copy": 5}
@@ -52,6 +56,10 @@ class Copy:
     # the authors' text scorer on this copy (etl/synth/scoring.py ports of score_text.py)
     authors_f1: float = 0.0
     authors_source: str = "no_prediction"
+    # the failures planted in it (etl/synth/failures.py): (msg_idx, call_idx, label, detail)
+    # per labelled call, (label, detail, n_calls) per label of the whole result
+    call_failures: list[tuple[int, int, str, str]] = field(default_factory=list)
+    result_failures: list[tuple[str, str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -69,6 +77,8 @@ class Ledger:
     score_shapes: list[dict[str, Any]] = field(default_factory=list)
     # mm runs: which authors' per-question file the leaderboard must use (rescored | scored)
     mm_score_sources: dict[str, str] = field(default_factory=dict)
+    # the failures planted in each record (records.RecordMaker.planted, by planted_key)
+    planted: dict[tuple[str, int, str | None], Any] = field(default_factory=dict)
     bytes_written: int = 0
 
 
@@ -155,11 +165,21 @@ class JsonlFile:
             "error" if rec.get("error") else "incomplete")
         gold = rec["label"] if "label" in rec else rec.get("ground_truth")
         preds, source = text_predictions(rec)
+        status = "success" if status == "ok" else status
+        planted = self.d.ledger.planted.get(planted_key(rec))
+        calls = list(planted.calls) if planted is not None else []
+        results = list(planted.results) if planted is not None else []
+        if status == "error":  # the run's own error, as the synth wrote it
+            results = [RUN_ERRORS[rec["error"]] + (0,)] if rec.get("error") in RUN_ERRORS \
+                else []
+        shapes = tool_shapes(rec)
+        # tool messages that are a failure: the calls carrying a planted error label
+        shapes["n_error_results"] = len({(c[0], c[1]) for c in calls if c[2] in ERROR_LABELS})
         self.d.ledger.copies.append(Copy(
             self.run_id or "", str(rec["qid"]), int(rec.get("run_index") or 1), self.path,
-            line_no, obj_idx, self.rank, "success" if status == "ok" else status,
-            prediction_of(rec), tool_shapes(rec), extra_keys(rec), rec.get("task"),
-            rec.get("task_type"), text_f1(preds, gold)["f1"], source))
+            line_no, obj_idx, self.rank, status, prediction_of(rec), shapes,
+            extra_keys(rec), rec.get("task"), rec.get("task_type"),
+            text_f1(preds, gold)["f1"], source, calls, results))
 
     def record(self, rec: dict[str, Any], raw: bytes | None = None) -> int:
         """Write one object (pre-serialized bytes may be passed to reuse a line)."""

@@ -42,6 +42,12 @@ DELETE FROM tool_calls AS t USING drop_keys AS d
 WHERE t.run_id = d.run_id AND t.qid = d.qid AND t.run_index = d.run_index;
 DELETE FROM images AS t USING drop_keys AS d
 WHERE t.run_id = d.run_id AND t.qid = d.qid AND t.run_index = d.run_index;
+DELETE FROM call_failures AS t USING drop_keys AS d
+WHERE t.run_id = d.run_id AND t.qid = d.qid AND t.run_index = d.run_index;
+DELETE FROM result_checks AS t USING drop_keys AS d
+WHERE t.run_id = d.run_id AND t.qid = d.qid AND t.run_index = d.run_index;
+DELETE FROM token_usage AS t USING drop_keys AS d
+WHERE t.run_id = d.run_id AND t.qid = d.qid AND t.run_index = d.run_index;
 DELETE FROM question_scores AS t USING drop_keys AS d
 WHERE t.file_id = d.file_id AND t.rec_no = d.rec_no;
 DELETE FROM results AS t USING drop_keys AS d

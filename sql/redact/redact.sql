@@ -69,6 +69,49 @@ CREATE OR REPLACE TEMP MACRO redact_keys(v) AS
 CREATE OR REPLACE TEMP MACRO redact_reason(v) AS
     redact_ids(regexp_replace(v, '"([^"\\]|\\.)*("|$)', '"..."', 'g'));
 
+-- Numbers under a key that names an id. A summary or metadata file may write a patient id
+-- as a JSON number ({"worst_subject_id": 77737001}, {"subject_ids": [1, 2]}), where no digit
+-- of a text is to be seen: the key tells. key_words: the words of a key (split at every
+-- character that is not a letter, and at case changes: worstSubjectId is worst subject id).
+CREATE OR REPLACE TEMP MACRO key_words(k) AS
+    regexp_extract_all(lower(regexp_replace(coalesce(k, ''), '([a-z0-9])([A-Z])', '\1_\2',
+                                            'g')), '[a-z]+');
+
+-- The keys of a JSON path as the staging writes them ($.a.b[0], a.b[0].c, $["a b"].c,
+-- --subject_id), list positions and keys made only of digits left out.
+CREATE OR REPLACE TEMP MACRO path_keys(path) AS
+    list_filter(regexp_extract_all(coalesce(path, ''), '[^.\[\]"$]+'),
+                lambda k: NOT regexp_full_match(k, '[0-9]+'));
+
+-- The words that say what the value at path is: those of its last key, and when that key
+-- says only id or ids (patients[0].id), those of the key above it too.
+CREATE OR REPLACE TEMP MACRO value_words(path) AS
+    CASE WHEN key_words(path_keys(path)[-1]) IN (['id'], ['ids'])
+         THEN key_words(path_keys(path)[-2]) || key_words(path_keys(path)[-1])
+         ELSE key_words(path_keys(path)[-1]) END;
+
+-- The kind of id the value at path is (subject, hadm, stay, session), or NULL: a key whose
+-- words name a subject, patient, hadm, stay or session (or their plurals), unless a word
+-- says it counts them (n_subjects, total_stays, length_of_stay).
+CREATE OR REPLACE TEMP MACRO id_kind_of(path) AS
+    CASE WHEN list_has_any(value_words(path),
+                           ['n', 'num', 'count', 'counts', 'total', 'len', 'length'])
+         THEN NULL
+         WHEN list_has_any(value_words(path), ['subject', 'subjects', 'patient', 'patients'])
+         THEN 'subject'
+         WHEN list_has_any(value_words(path), ['hadm', 'hadms']) THEN 'hadm'
+         WHEN list_has_any(value_words(path), ['stay', 'stays']) THEN 'stay'
+         WHEN list_has_any(value_words(path), ['session', 'sessions']) THEN 'session'
+         END;
+
+-- A value written as text under a key: an integer under a key naming an id becomes the
+-- keyed hash of its kind (the very value of the hashed id columns); anything else has the
+-- ids inside it hashed.
+CREATE OR REPLACE TEMP MACRO redact_keyed_text(path, v) AS
+    CASE WHEN id_kind_of(path) IS NOT NULL AND regexp_full_match(trim(v), '[+-]?[0-9]+')
+         THEN CAST(redact_id(id_kind_of(path), regexp_extract(trim(v), '[0-9]+')) AS VARCHAR)
+         ELSE redact_ids(v) END;
+
 -- Rules of their own. table_name NULL: every staged table that has the column.
 CREATE OR REPLACE TEMP TABLE redactions (table_name VARCHAR, column_name VARCHAR,
                                          expression VARCHAR);
@@ -88,13 +131,22 @@ INSERT INTO redactions VALUES
     ('results', 'subject_id_text', 'redact_text_id(''subject'', s.subject_id_text)'),
     ('results', 'hadm_id', 'redact_id(''hadm'', s.hadm_id)'),
     ('results', 'stay_id', 'redact_id(''stay'', s.stay_id)'),
+    -- numbers and texts under a key naming an id: a number column cannot hold the hash
+    -- exactly, so the number is removed; a text column gets the hash
+    ('summary_metrics', 'value',
+     'CASE WHEN id_kind_of(s.json_path) IS NULL THEN s.value END'),
+    ('run_meta', 'value', 'redact_keyed_text(s.key, s.value)'),
+    -- a model named by a file (a status.json model_tag, a run.log backend id), not by the
+    -- run directory: the ids in it hashed, as in backend_model_id beside it
+    ('run_regions', 'model', 'redact_ids(s.model)'),
     -- leftover fields (the extra columns of schema/00_core.sql and schema/10_scores.sql)
     -- hold record text too (candidates, bedrock_content_blocks, judge_reason, ...): only the
     -- names of the keys remain
     ('results', 'extra', 'redact_keys(s.extra)'),
     ('messages', 'extra', 'redact_keys(s.extra)'),
     ('tool_calls', 'extra', 'redact_keys(s.extra)'),
-    ('question_scores', 'extra', 'redact_keys(s.extra)');
+    ('question_scores', 'extra', 'redact_keys(s.extra)'),
+    ('inspect_logs', 'extra', 'redact_keys(s.extra)');
 
 -- Text columns kept as loaded, and why they name no patient. table_name NULL: every table.
 -- Names of directories and files are kept (the lineage views compare them): a directory or

@@ -2,7 +2,7 @@
 which the authors' analysis chain (reorganize_results.py -> compute_ci_from_per_sample_scores
 .py -> build_report.py) wrote tests/fidelity/paper/golden/ (tests/fidelity/regen_paper.py).
 
-    assemble(tree)   writes the tree (tests/test_fidelity_paper.py ingests it)
+    assemble(tree)   writes the tree (tests/scoring/test_fidelity_paper.py ingests it)
 
 It reuses the text corpus records (make_corpus.py) and the multimodal corpus (mm/tree, whose
 scored files the authors' scorer wrote), and adds what the chain reads on top:

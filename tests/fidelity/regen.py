@@ -13,7 +13,7 @@ once as is (golden/<run_id>/default: the authors_text scorer) and once with
 keeps summary.json and per_question.jsonl, and writes golden/<run_id>/best_at_k.json: the
 authors' calculate_true_best_at_k of every question's run F1 values for k = 1..the most
 runs a question of the run has; and golden_resume/: the default scorer on resume_tree (a
-file with retried attempts). tests/test_fidelity_text.py compares the warehouse to them.
+file with retried attempts). tests/scoring/test_fidelity_text.py compares the warehouse to them.
 Run tests/fidelity/make_corpus.py first if the corpus changed."""
 
 from __future__ import annotations
