@@ -76,7 +76,8 @@ def storage_bytes(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Bytes of each column of each table in the database file: every block a column's
     segments use (the blocks of its long strings, DuckDB's overflow and ZSTD pages,
     included), a block shared by several columns' segments divided between them by the
-    share of segments. Columns of one table sum to the table's blocks."""
+    share of segments. Columns of one table sum to the table's blocks; a column's
+    compression is that of its values' segments (its validity mask's left out)."""
     block_size = con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0]
     tables = [r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary "
@@ -84,12 +85,13 @@ def storage_bytes(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     users: dict[int, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
     compression: dict[tuple[str, str], set[str]] = defaultdict(set)
     for table in tables:
-        for column, kind, block, extra in con.execute(
-                "SELECT column_name, compression, block_id, additional_block_ids "
-                "FROM pragma_storage_info(?) WHERE persistent AND block_id >= 0",
-                [table]).fetchall():
+        for column, kind, segment, block, extra in con.execute(
+                "SELECT column_name, compression, segment_type, block_id, "
+                "additional_block_ids FROM pragma_storage_info(?) "
+                "WHERE persistent AND block_id >= 0", [table]).fetchall():
             key = (table, column)
-            if kind not in ("Constant", "Empty Validity"):
+            # the compression of the values, not of the validity mask beside them
+            if segment != "VALIDITY" and kind not in ("Constant", "Empty Validity"):
                 compression[key].add(kind)
             for block_id in [block, *(extra or [])]:
                 users[block_id][key] += 1

@@ -61,3 +61,19 @@ def test_a_columns_bytes_include_its_long_strings(tmp_path: Path) -> None:
     assert len(texts) * random_bytes <= body <= stored_chars + (4 << 20)
     assert columns[("tiny", "k")]["bytes"] < 1 << 20
     assert sum(c["bytes"] for c in columns.values()) <= used
+
+
+def test_a_columns_compression_is_that_of_its_values(tmp_path: Path) -> None:
+    """A column of text whose values DuckDB stores as ZSTD and whose validity mask (one
+    in eight rows has a value) it stores uncompressed: the column's compression is ZSTD."""
+    con = duckdb.connect(str(tmp_path / "c.duckdb"))
+    con.execute("SET force_compression = 'zstd'")
+    con.execute("CREATE TABLE t AS SELECT CASE WHEN hash(range) % 8 = 0 "
+                "THEN repeat(md5(range::VARCHAR), 10) END AS s FROM range(300000)")
+    con.execute("CHECKPOINT")
+    kinds = {(segment, kind) for segment, kind in con.execute(
+        "SELECT DISTINCT segment_type, compression FROM pragma_storage_info('t')").fetchall()}
+    columns = storage_bytes(con)
+    con.close()
+    assert ("VALIDITY", "Uncompressed") in kinds  # the case this test is about
+    assert [(c["column"], c["compression"]) for c in columns] == [("s", "ZSTD")]
