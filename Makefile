@@ -17,7 +17,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 MAKE_VENV   := test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 
 .PHONY: help venv ingest demo test lint bench bench-large bench-serve bench-width serve report \
-	clean fuzz \
+	clean fuzz crawl \
 	wheel-check
 
 help:
@@ -27,9 +27,10 @@ help:
 	@echo "make venv              the development environment (.venv with the test stack)"
 	@echo "make lint              ruff"
 	@echo "make bench             the ingest vs the parse floor and a naive load, on three tree shapes"
-	@echo "make bench-large       the same on two 6.5 GB trees, ten cold builds each (hours)"
+	@echo "make bench-large       the same on two 6.5 GB trees, ten cold builds each (about an hour)"
 	@echo "make report            write build/report.html from $(DB)"
 	@echo "make fuzz              every property on its long budget, then fuzz the ingest, for FUZZ_MINUTES (20)"
+	@echo "make crawl             follow every link of the explorer on the demo tree"
 	@echo "make wheel-check       build the wheel, install it in a fresh venv, ingest a demo tree"
 	@echo "make serve             browse $(DB) at http://127.0.0.1:8765/ (etl serve)"
 	@echo "make bench-serve       page latencies of etl serve on a bench-scale warehouse"
@@ -85,7 +86,8 @@ bench: $(BENCH_STAMP)
 
 # Trees of 6.5 GB, the size at which the load's memory first failed (many copies of each
 # result, and megabyte tool results), each built cold ten times at the default settings:
-# the out-of-memory count and the peak memory of every build (about 4 hours on 2 cores).
+# the out-of-memory count and the peak memory of every build (about an hour on 2 cores:
+# twenty cold builds took 28 minutes).
 LARGE_TREES ?= many-copies:17:6.5,long-tools:11:6.5
 bench-large: $(BENCH_STAMP)
 	$(BIN)/etl bench --data bench-data --trees $(LARGE_TREES) --scaling-gb '' \
@@ -103,6 +105,19 @@ wheel-check:
 
 serve: $(RUN_STAMP)
 	$(BIN)/etl serve --db $(DB)
+
+# Every link of the explorer, followed from its front page, on the demo tree clean and
+# damaged, images kept (about 20,000 pages each; `make test` crawls a small copy of the demo
+# tree in full and ten pages of each kind of the demo tree): exit 1 when one does not answer
+# 200.
+crawl: $(TEST_STAMP)
+	rm -rf build/crawl && mkdir -p build/crawl
+	$(BIN)/etl synth build/crawl/clean --scale demo --seed 11
+	$(BIN)/etl synth build/crawl/damaged --scale demo --seed 11 --damage
+	$(BIN)/etl ingest build/crawl/clean --db build/crawl/clean.duckdb --keep-images --quiet
+	$(BIN)/etl ingest build/crawl/damaged --db build/crawl/damaged.duckdb --keep-images --quiet
+	$(BIN)/python -m tests.serve.crawl --db build/crawl/clean.duckdb
+	$(BIN)/python -m tests.serve.crawl --db build/crawl/damaged.duckdb
 
 # Width: 100 runs of one board and 20,000 run directories, timed, peak memory against the
 # bound of docs/SAFETY.md (long: the 20,000 directories take minutes). WIDTH_ARGS are passed

@@ -12,6 +12,8 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from etl.glossary import DEFAULT_INTERVAL, NAIVE_INTERVAL
+
 MODE_COLOURS = {"agentic": "#2563eb", "oneshot": "#d97706"}
 OTHER_COLOUR = "#6b7280"
 POSITIVE_COLOUR = "#059669"
@@ -42,6 +44,31 @@ def fmt_delta(value: float | None) -> str:
 
 def fmt_number(value: float | None) -> str:
     return "–" if value is None else f"{value:.6g}"
+
+
+def fmt_percent_interval(score: float | None, low: float | None, high: float | None) -> str:
+    """A paper cell as the paper prints it: percent, one decimal, with its interval."""
+    if score is None:
+        return ""
+    bounds = (f" [{low * 100:.1f}, {high * 100:.1f}]" if low is not None and high is not None
+              else "")
+    return f"{score * 100:.1f}{bounds}"
+
+
+# The paper's tables as the report and the explorer's /paper page draw them: one row per
+# model and cell, the agentic and one-shot cells and their delta, in percent with intervals.
+PAPER_HEADERS = ("model", "level", "cell", "n", "agentic (ClinSeek)", "one-shot", "delta")
+
+
+def paper_cells(row: Row) -> tuple[Any, ...]:
+    """The drawn cells of one row of sql/queries/serve_memo_paper.sql (PAPER_HEADERS)."""
+    return (row["display_name"], row["level"], row["name"],
+            row["agentic_n"] or row["oneshot_n"],
+            fmt_percent_interval(row["agentic_score"], row["agentic_ci_low"],
+                                 row["agentic_ci_high"]),
+            fmt_percent_interval(row["oneshot_score"], row["oneshot_ci_low"],
+                                 row["oneshot_ci_high"]),
+            fmt_percent_interval(row["delta"], row["delta_ci_low"], row["delta_ci_high"]))
 
 
 def shorten(text: Any, limit: int) -> str:
@@ -82,12 +109,13 @@ def zero_line(x: float, y_top: float, y_bottom: float) -> str:
 def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
                       marks: Mapping[str, list[str]] | None = None,
                       link: Callable[[Row], str | None] | None = None) -> str:
-    """Horizontal bars of score per model with a whisker for the 95% interval clustered by
-    patient (ci_low / ci_high; the naive interval, ci_naive_*, is said on hover; no whisker
-    when every question is one patient's), best first; a band per rank group; questions
-    present / expected after each bar. marks: run_id -> warnings (etl.glossary.board_marks),
-    drawn as a sign after the coverage and said on hover. link: a URL per row, making its
-    bar a link."""
+    """Horizontal bars of score per model (board_rows rows) with a whisker for the default
+    interval, 95% clustered by patient (ci_low / ci_high; the naive interval, ci_naive_*, is
+    said on hover; no whisker when every question is one patient's), best first; a band per
+    rank group (none on a board without rank groups); n / expected after each bar, then the
+    marks' signs (⚠ fewer, ≠ scorer, elsewhere), each said in words on hover (marks:
+    run_id -> warnings, etl.glossary.board_marks). link: a URL per row, making its bar a
+    link."""
     marks = marks or {}
     top = 8
     height = top + len(rows) * (BAR_HEIGHT + BAR_GAP) + 24
@@ -100,8 +128,7 @@ def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
     colour = MODE_COLOURS.get(mode, OTHER_COLOUR)
     parts = [f'<svg id="{esc(chart_id)}" class="chart leaderboard-chart" role="img" '
              f'viewBox="0 0 {width} {height}">',
-             f"<title>Leaderboard {esc(mode)}: score with 95% interval clustered by patient"
-             "</title>"]
+             f"<title>Leaderboard {esc(mode)}: score with its {DEFAULT_INTERVAL}</title>"]
     # Rank groups: a band behind each run of consecutive rows of one group.
     bands: list[tuple[Any, int, int]] = []
     for i, row in enumerate(rows):
@@ -111,6 +138,8 @@ def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
         else:
             bands.append((group, i, i))
     for k, (group, first, last) in enumerate(bands):
+        if group is None:  # a board without rank groups (another scorer, shared questions)
+            continue
         y_band = top + first * (BAR_HEIGHT + BAR_GAP) - BAR_GAP / 2
         h_band = (last - first + 1) * (BAR_HEIGHT + BAR_GAP)
         parts.append(f'<rect class="rank-band{" alt" if k % 2 else ""}" x="0" '
@@ -123,17 +152,19 @@ def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
     for i, row in enumerate(rows):
         y = top + i * (BAR_HEIGHT + BAR_GAP)
         score = row["score"] or 0.0
-        covered = f"{row.get('present')}/{row.get('expected')}"
+        covered = f"{row['n_questions']}/{row.get('expected')}"
         warnings = marks.get(row.get("run_id", ""), [])
-        interval = ("all questions of one patient: no interval" if row.get("single_cluster")
-                    else f"95% CI clustered by patient [{fmt_score(row['ci_low'])}, "
+        interval = ("all questions of one patient: no clustered interval"
+                    if row.get("single_cluster")
+                    else f"{DEFAULT_INTERVAL} [{fmt_score(row['ci_low'])}, "
                     f"{fmt_score(row['ci_high'])}] ({row.get('n_clusters')} patients, design "
                     f"effect {fmt_number(row.get('design_effect'))})")
         tip = (f"{row['display_name']} ({row['model']}): score {fmt_score(row['score'])}, "
-               f"{interval}; naive 95% CI [{fmt_score(row.get('ci_naive_low'))}, "
+               f"{interval}; {NAIVE_INTERVAL} [{fmt_score(row.get('ci_naive_low'))}, "
                f"{fmt_score(row.get('ci_naive_high'))}], "
                f"n = {row['n_questions']}, rank {row['rank']}, rank group "
-               f"{row.get('rank_group')}, questions present/expected {covered}"
+               f"{row.get('rank_group') or 'none'}, questions present / expected "
+               f"{row.get('present')}/{row.get('expected')}"
                + "".join(f"; ⚠ {w}" for w in warnings))
         href = link(row) if link else None
         parts.append(f'<a href="{esc(href)}">' if href else "")
@@ -144,6 +175,8 @@ def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
                      f'{esc(shorten(row["display_name"], LABEL_CHARS))}</text>')
         parts.append(f'<rect class="bar" x="{x0}" y="{y}" width="{x(score) - x0:.1f}" '
                      f'height="{BAR_HEIGHT}" fill="{colour}" data-model="{esc(row["model"])}" '
+                     f'data-run-id="{esc(row.get("run_id"))}" '
+                     f'data-n-questions="{esc(row["n_questions"])}" '
                      f'data-score="{esc(row["score"])}" data-ci-low="{esc(row["ci_low"])}" '
                      f'data-ci-high="{esc(row["ci_high"])}" '
                      f'data-ci-naive-low="{esc(row.get("ci_naive_low"))}" '
@@ -155,12 +188,14 @@ def leaderboard_chart(rows: Sequence[Row], chart_id: str, mode: str,
                 f'M{hi:.1f},{mid - 5}V{mid + 5}"/>')
         label_x = x(max(score, row["ci_high"] or 0.0)) + 6
         fewer = row.get("low_coverage")
-        other = any(w.startswith("other scorer") for w in warnings)
         parts.append(f'<text class="value" x="{label_x:.1f}" y="{y + BAR_HEIGHT - 4}">'
                      f'{fmt_score(row["score"])}<tspan class="coverage'
                      f'{" low-coverage" if fewer else ""}" dx="6">n {esc(covered)}'
                      f'{" ⚠ fewer" if fewer else ""}</tspan>'
-                     + ('<tspan class="other-scorer" dx="6">≠ scorer</tspan>' if other else "")
+                     + ('<tspan class="other-scorer" dx="6">≠ scorer</tspan>'
+                        if row.get("other_scorer") else "")
+                     + ('<tspan class="scored-elsewhere" dx="6">elsewhere</tspan>'
+                        if row.get("scored_elsewhere") else "")
                      + "</text>")
         parts.append("</g>")
         parts.append("</a>" if href else "")

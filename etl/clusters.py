@@ -2,7 +2,9 @@
 
 Questions about one patient are not independent, so the clustered standard errors
 (leaderboard_clustered*, paired_comparisons.se_diff_clustered; docs/STATISTICS.md) sum
-deviations per patient. The rule lives in sql/load/question_clusters.sql. A table rather
+deviations per patient. The rule lives in sql/load/question_clusters.sql: every question a
+board scores (view board_results, so the step runs after the views) has one, its patient or
+else itself. A table rather
 than a view: the cluster label holds the (possibly redacted) patient id, which no view
 exposes, and the paired comparisons read it at ingest."""
 

@@ -48,6 +48,12 @@ def scorer_description(scorer: str | None) -> str:
     return SCORERS.get(scorer, ("", f"Scores read or computed as {scorer}."))[1]
 
 
+# The names of the two intervals every surface shows, beside each whisker and column: the
+# default (board_cells.ci_low / ci_high) and the naive one (ci_naive_low / ci_naive_high).
+DEFAULT_INTERVAL = "95% CI, clustered by patient"
+NAIVE_INTERVAL = "95% CI, naive"
+
+
 # failure label (call_failures.failure, result_failures.failure) -> (short name, what it
 # means): the title and description of each entry of the failure registry
 # (etl/failures/registry.py).
@@ -69,37 +75,58 @@ def failure_description(failure: str | None) -> str:
     return FAILURES.get(failure, ("", f"Results labelled {failure}."))[1]
 
 
-def board_scorer(rows: Iterable[Mapping[str, Any]], column: str = "score_source") -> str | None:
-    """The scorer most runs of one board were scored by (ties: the first by name)."""
-    counts = Counter(r[column] for r in rows if r.get(column) is not None)
-    if not counts:
-        return None
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+def board_marks(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """run_id -> the warnings its leaderboard row needs, in words, from the mark columns of
+    board_rows (low_coverage, present, most_present, other_scorer, scorer, usual_scorer,
+    scored_elsewhere):
 
-
-def board_marks(rows: list[Mapping[str, Any]], column: str = "score_source"
-                ) -> dict[str, list[str]]:
-    """run_id -> the warnings its leaderboard row needs, in words, for the rows of ONE board
-    (leaderboard_ranked rows: run_id, present, low_coverage, and the scorer column):
-
-    - fewer questions than another run of the board (low_coverage): its score is over
-      another question set; the mark says how many it has against the board's most;
-    - scored by another scorer than most runs of the board: the two numbers are not
-      computed the same way."""
-    most = max((r.get("present") or 0 for r in rows), default=0)
-    usual = board_scorer(rows, column)
+    - fewer questions than another run of the board: its score is over another question
+      set; the mark says how many it has against the board's most;
+    - scored by another scorer than most runs of the board (named after "board:"): the two
+      numbers are not computed the same way;
+    - scored elsewhere: a scored-only run, whose results are not in this tree."""
     marks: dict[str, list[str]] = {}
     for row in rows:
         out = []
         if row.get("low_coverage"):
-            out.append(f"fewer questions than another run ({row.get('present')} of {most})")
-        if row.get(column) is not None and usual is not None and row[column] != usual:
-            out.append(f"other scorer: {row[column]}, the board's is {usual}")
+            out.append(f"fewer questions ({row.get('present')} of {row.get('most_present')})")
+        if row.get("other_scorer"):
+            out.append(f"other scorer: {row.get('scorer')} (board: {row.get('usual_scorer')})")
+        if row.get("scored_elsewhere"):
+            out.append("scored elsewhere")
         marks[row["run_id"]] = out
     return marks
 
 
-def mixed_scorers_note(rows: list[Mapping[str, Any]], column: str = "score_source"
+def interval_words(rows: Iterable[Mapping[str, Any]]) -> str:
+    """What the default interval is against the naive one on these rows, as their design
+    effects say (above 1: wider; below 1: narrower)."""
+    effects = [r["design_effect"] for r in rows if r.get("design_effect") is not None]
+    single = sum(bool(r.get("single_cluster")) for r in rows)
+    head = (f"{DEFAULT_INTERVAL}: questions about one patient are not independent, so their "
+            "deviations are summed per patient (docs/STATISTICS.md). ")
+    if not effects:
+        text = head + "No run here has a design effect to compare it with the naive interval."
+    elif all(e > 1 for e in effects):
+        text = (head + "Here the patients' questions move together (design effect "
+                f"{min(effects):.3f} to {max(effects):.3f}, above 1): the clustered interval "
+                "is wider than the naive one.")
+    elif all(e <= 1 for e in effects):
+        text = (head + f"Here the design effect is {min(effects):.3f} to {max(effects):.3f}, "
+                "at most 1 (no patient's questions move together; every patient asking one "
+                "question gives (n - 1) / n): the clustered interval is as wide as the naive "
+                "one or a little narrower.")
+    else:
+        wider = sum(e > 1 for e in effects)
+        text = (head + f"Here it is wider than the naive one for {wider} of {len(effects)} "
+                "runs (design effect above 1) and as wide or narrower for the others.")
+    if single:
+        text += (f" {single} run(s) have every question from one patient: no clustered "
+                 "interval.")
+    return text
+
+
+def mixed_scorers_note(rows: list[Mapping[str, Any]], column: str = "scorer"
                        ) -> str | None:
     """A sentence for a board whose runs were scored by different scorers, else None."""
     counts = Counter(r[column] for r in rows if r.get(column) is not None)

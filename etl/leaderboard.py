@@ -16,6 +16,7 @@ import duckdb
 from etl.errors import EtlError, UnknownName
 from etl.filters import check_filters
 from etl.glossary import board_marks
+from etl.output import NumberText
 
 
 class LeaderboardError(EtlError):
@@ -24,60 +25,90 @@ class LeaderboardError(EtlError):
 
 @dataclass(frozen=True)
 class Listing:
-    """One --by choice: the view it reads, the columns it prints and its order."""
+    """One --by / --board choice: the view it reads, the columns it prints and its order.
+    A listing of board_rows or board_cells (level: the cells' level) takes any scorer's
+    board (--scorer; default: each run's default scorer) over all the questions."""
 
     view: str
     columns: tuple[str, ...]
     order_by: str
-    # the same board for any scorer (column scorer), for --scorer; None: default scorer only
-    all_scorers_view: str | None = None
+    level: str | None = None  # board_cells level; None: a view of one row per run
+    any_scorer: bool = False  # the view has the board_scorer and question_set columns
+    # the columns the readable formats (table, md) show, an interval as one column (the
+    # default one: json and csv hold the naive one too)
+    readable: tuple[str, ...] = ()
+    # low column -> (high column, the interval's name) of each interval the listing has
+    intervals: tuple[tuple[str, str, str], ...] = (
+        ("ci_low", "ci_high", "95% CI clustered"), ("ci_naive_low", "ci_naive_high",
+                                                    "95% CI naive"))
 
+
+# Short headings of the readable formats (json and csv keep the column names).
+READABLE_NAMES = {"n_questions": "n"}
+# Both intervals of a board_rows / board_cells row: the default (clustered by patient) and
+# the naive one. The readable formats show the default as one column named for it.
+INTERVALS = ("ci_low", "ci_high", "ci_naive_low", "ci_naive_high")
 
 LISTINGS: dict[str, Listing] = {
     "model": Listing(
-        "leaderboard",
+        "board_rows",
         (
-            "benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low", "ci_high",
-            "scorer", "split", "run_id",
-        ),
-        "benchmark, mode, rank, model, run_id",
-        "leaderboard_all_scorers",
-    ),
-    "task": Listing(
-        "leaderboard_by_task",
-        (
-            "benchmark", "mode", "model", "task_group", "task", "n_questions", "score",
-            "scorer", "split", "run_id",
-        ),
-        "benchmark, mode, model, task_group, task, run_id",
-        "leaderboard_by_task_all_scorers",
-    ),
-    "group": Listing(
-        "leaderboard_by_group",
-        (
-            "benchmark", "mode", "model", "task_group", "n_questions", "score", "scorer",
+            "benchmark", "mode", "rank", "model", "n_questions", "score", *INTERVALS,
+            "n_clusters", "design_effect", "present", "expected", "most_present",
+            "low_coverage", "scorer", "other_scorer", "usual_scorer", "scored_elsewhere",
             "split", "run_id",
         ),
+        "benchmark, mode, rank, model, run_id",
+        any_scorer=True,
+        readable=("benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low",
+                  "scorer"),
+    ),
+    "task": Listing(
+        "board_cells",
+        (
+            "benchmark", "mode", "model", "task_group", "task", "n_questions", "score",
+            *INTERVALS, "rank", "scorer", "split", "run_id",
+        ),
+        "benchmark, mode, model, task_group, task, run_id",
+        level="task",
+        any_scorer=True,
+        readable=("benchmark", "mode", "model", "task_group", "task", "n_questions", "score",
+                  "ci_low", "scorer"),
+    ),
+    "group": Listing(
+        "board_cells",
+        (
+            "benchmark", "mode", "model", "task_group", "n_questions", "score", *INTERVALS,
+            "rank", "scorer", "split", "run_id",
+        ),
         "benchmark, mode, model, task_group, run_id",
-        "leaderboard_by_group_all_scorers",
+        level="group",
+        any_scorer=True,
+        readable=("benchmark", "mode", "model", "task_group", "n_questions", "score",
+                  "ci_low", "scorer"),
     ),
     # Model-level variants (--board): sql/75_honest_leaderboard.sql, sql/72_error_class.sql.
     "ranked": Listing(
         "leaderboard_ranked",
         (
             "benchmark", "mode", "rank", "rank_group", "model", "n_questions", "score",
-            "ci_low", "ci_high", "present", "expected", "coverage", "low_coverage",
-            "score_source", "split", "run_id",
+            *INTERVALS, "present", "expected", "coverage", "most_present", "low_coverage",
+            "score_source", "scorer", "other_scorer", "usual_scorer", "scored_elsewhere",
+            "split", "run_id",
         ),
         "benchmark, mode, rank, model, run_id",
+        readable=("benchmark", "mode", "rank", "rank_group", "model", "n_questions", "score",
+                  "ci_low", "present", "expected", "coverage", "score_source"),
     ),
     "common": Listing(
         "leaderboard_common",
         (
-            "benchmark", "mode", "rank", "model", "n_questions", "score", "default_score",
-            "default_rank", "score_source", "run_id",
+            "benchmark", "mode", "rank", "model", "n_questions", "score", *INTERVALS,
+            "default_score", "default_rank", "score_source", "run_id",
         ),
         "benchmark, mode, rank, model, run_id",
+        readable=("benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low",
+                  "default_score", "default_rank", "score_source"),
     ),
     "without_infra": Listing(
         "leaderboard_without_infra_errors",
@@ -86,15 +117,16 @@ LISTINGS: dict[str, Listing] = {
             "n_infra_results", "default_score", "default_rank", "score_source", "run_id",
         ),
         "benchmark, mode, rank, model, run_id",
+        readable=("benchmark", "mode", "rank", "model", "n_questions", "score", "ci_low",
+                  "n_infra_results", "default_score", "default_rank", "score_source"),
+        # this board computes its own interval, the naive one (sql/72_error_class.sql)
+        intervals=(("ci_low", "ci_high", "95% CI naive"),),
     ),
 }
 BOARDS = {"default": "model", "ranked": "ranked", "common": "common",
           "without-infra": "without_infra"}
-
-# Columns the human-readable formats (table, md) leave out: they identify the run, which the
-# other columns already do for a current leaderboard; csv/json keep them for tracing.
-TRACE_COLUMNS = ("split", "run_id")
-
+# The board of board_rows / board_cells a listing reads without --scorer.
+DEFAULT_BOARD = "default"
 
 def leaderboard_query(
     by: str = "model", benchmark: str | None = None, mode: str | None = None,
@@ -102,23 +134,24 @@ def leaderboard_query(
 ) -> tuple[list[str], str, list[Any]]:
     """(columns, SQL, parameters) of the leaderboard listing `by` (a LISTINGS key), filtered
     by benchmark and mode when given: the one home of the query, for the CLI and etl.api.
-    Without scorer: each run's default scorer (the public views); with one: that scorer's
-    board (the *_all_scorers views; ranks within it), for the model / task / group listings.
-    The values are taken as given: checked_leaderboard_query checks them first."""
+    Without scorer: each run's default scorer; with one: that scorer's board (ranks within
+    it), for the model / task / group listings. The values are taken as given:
+    checked_leaderboard_query checks them first."""
     if by not in LISTINGS:
         raise UnknownName("leaderboard listing", by, LISTINGS)
     listing = LISTINGS[by]
     conditions = []
     params: list[Any] = []
-    view = listing.view
-    if scorer is not None:
-        if listing.all_scorers_view is None:
-            raise LeaderboardError(
-                f"the {by} board is made with each run's default scorer; a scorer can be "
-                "chosen for the model, task and group listings")
-        view = listing.all_scorers_view
-        conditions.append("scorer = ?")
-        params.append(scorer)
+    if scorer is not None and not listing.any_scorer:
+        raise LeaderboardError(
+            f"the {by} board is made with each run's default scorer; a scorer can be "
+            "chosen for the model, task and group listings")
+    if listing.any_scorer:
+        conditions += ["board_scorer = ?", "question_set = 'all'"]
+        params.append(scorer or DEFAULT_BOARD)
+    if listing.level is not None:
+        conditions.append("level = ?")
+        params.append(listing.level)
     if benchmark is not None:
         conditions.append("benchmark = ?")
         params.append(benchmark)
@@ -126,7 +159,7 @@ def leaderboard_query(
         conditions.append("mode = ?")
         params.append(mode)
     # View, columns and order come from the fixed LISTINGS table; user values are bound.
-    sql = f"SELECT {', '.join(listing.columns)} FROM {view}"
+    sql = f"SELECT {', '.join(listing.columns)} FROM {listing.view}"
     if conditions:
         sql += " WHERE " + " AND ".join(conditions)
     sql += f" ORDER BY {listing.order_by}"
@@ -176,51 +209,35 @@ def _fraction(value: float | None) -> Decimal | None:
     return None if value is None else Decimal(f"{value:.3f}")
 
 
-def _marks(columns: list[str], rows: list[tuple[Any, ...]]) -> dict[str, list[str]]:
-    """run_id -> the warnings of its row (etl.glossary.board_marks), board by board; empty
-    when the listing has no run_id or is not one row per run."""
-    scorer = next((c for c in ("score_source", "scorer") if c in columns), None)
-    if "run_id" not in columns or scorer is None or "task" in columns or "task_group" in columns:
-        return {}
-    boards: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
-    for row in rows:
-        record = dict(zip(columns, row, strict=True))
-        boards.setdefault((record.get("benchmark"), record.get("mode")), []).append(record)
-    return {run: marks for board in boards.values()
-            for run, marks in board_marks(board, scorer).items()}
-
-
 def readable_rows(
-    columns: list[str], rows: list[tuple[Any, ...]]
+    by: str, columns: list[str], rows: list[tuple[Any, ...]]
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Columns and rows for reading: scores as fractions with 3 decimals, the interval as one
-    `[low, high]` column, run-tracing columns left out; the low_coverage flag (which compares
-    a run with the others of its board, not with its split) and a scorer that differs from
-    the rest of the board said in words in a `note` column."""
-    marks = _marks(columns, rows)
-    skipped = (*TRACE_COLUMNS, "ci_high", "low_coverage")
-    out_columns: list[str] = []
-    for name in columns:
-        if name in skipped:
-            continue
-        out_columns.append("95% CI" if name == "ci_low" else name)
-    noted = "low_coverage" in columns or any(marks.values())
+    """The columns and rows of listing `by` for reading: its readable columns, scores as
+    fractions with 3 decimals, each interval as one `[low, high]` column named for what it is
+    (the default, clustered by patient, or the naive one); the marks a row needs (fewer
+    questions than another run of its board, another scorer than the board's, scored
+    elsewhere: etl/glossary.py board_marks, from the listing's mark columns) said in words in
+    a `note` column."""
+    listing = LISTINGS[by]
+    records = [dict(zip(columns, row, strict=True)) for row in rows]
+    marks = board_marks(records) if "low_coverage" in columns else {}
+    intervals = {low: (high, name) for low, high, name in listing.intervals}
+    out_columns = [intervals[c][1] if c in intervals else READABLE_NAMES.get(c, c)
+                   for c in listing.readable]
+    noted = any(marks.values())
     if noted:
         out_columns.append("note")
     out_rows = []
-    for row in rows:
-        record = dict(zip(columns, row, strict=True))
+    for record in records:
         cells: list[Any] = []
-        for name in columns:
-            if name in skipped:
-                continue
+        for name in listing.readable:
             value = record[name]
             if name in ("score", "default_score", "coverage"):
                 cells.append(_fraction(value))
-            elif name == "ci_low":
-                low, high = value, record["ci_high"]
-                interval = None if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
-                cells.append(interval)
+            elif name in intervals:
+                high = record[intervals[name][0]]
+                cells.append(None if value is None or high is None
+                             else NumberText(f"[{value:.3f}, {high:.3f}]"))
             else:
                 cells.append(value)
         if noted:

@@ -7,10 +7,9 @@ everything else loads what it can. Formats: FORMATS.md §2; rules: DESIGN.md.
 
 Decisions documented here (the formats leave them open):
 
-- status: ok/success -> success, incomplete -> incomplete, error -> error (case-insensitive).
-  Any other or missing value is derived from the record: ``completed`` true -> success,
-  else an ``error`` text or an exception stop_reason -> error, else incomplete. The value
-  as written stays in raw_status.
+- status: the map of etl/statuses.py (ok/success -> success, incomplete, error; any case);
+  any other or missing value is derived from the record there. The value as written stays
+  in raw_status. task_group: etl/tasks.py.
 - tool names: dotted names are kept; ``ehr_`` / ``browser_`` / ``image_`` prefixes become
   ``ehr.`` / ``browser.`` / ``image.``; bare ``search`` / ``open`` / ``find`` are browser
   tools; any other bare name is an EHR tool (``finish`` -> ``ehr.finish``), which is how the
@@ -43,6 +42,8 @@ from etl.scoring.base import ResultInput
 from etl.scoring.normalized import gold_items, prediction_items
 from etl.scoring.rows import result_score_rows
 from etl.scoring.text_runs import run_stats
+from etl.statuses import normalize_status
+from etl.tasks import task_group
 from etl.values import (
     gold_label,
     json_text,
@@ -83,30 +84,6 @@ EXECUTOR_TOOL_REGISTRY: tuple[str, ...] = (
 _NAMESPACE_BY_SUFFIX: dict[str, str] = {
     name.split(".", 1)[1]: name.split(".", 1)[0] for name in EXECUTOR_TOOL_REGISTRY}
 
-STATUS_MAP: dict[str, str] = {
-    "ok": "success",
-    "success": "success",
-    "incomplete": "incomplete",
-    "error": "error",
-}
-
-RISK_PREDICTION_TASKS = frozenset({
-    "ED_Critical_Outcomes", "ED_Hospitalization", "ED_ICU_Tranfer_12hour",
-    "ED_Inpatient_Mortality", "ED_Reattendance_3day", "ICU_Mortality_1day",
-    "ICU_Mortality_2day", "ICU_Mortality_3day", "ICU_Mortality_7day", "ICU_Mortality_14day",
-    "ICU_Readmission", "ICU_Stay_7day", "ICU_Stay_14day", "Inpatient_Mortality",
-    "LengthOfStay_3day", "LengthOfStay_7day", "Readmission_30day", "Readmission_60day",
-})
-DECISION_MAKING_TASKS = frozenset({
-    "admissions", "chartevents", "datetimeevents", "diagnoses_ccs", "diagnoses_icd",
-    "diagnosis", "diagnosis_ccs", "emar", "ingredientevents", "inputevents", "labevents",
-    "medrecon", "medrecon_atc", "microbiologyevents", "next_event", "omr", "outputevents",
-    "poe", "prescriptions", "prescriptions_atc", "procedureevents", "procedures_ccs",
-    "procedures_icd", "pyxis", "radiology", "services", "transfers",
-})
-MULTIMODAL_FAMILIES = frozenset({"ehrxqa", "medmod"})
-
-
 # Scalar columns of results copied from the record: (column, record key, converter).
 RESULT_COLUMNS: list[tuple[str, str, Converter]] = [
     ("stop_reason", "stop_reason", to_text),
@@ -144,18 +121,6 @@ FUNCTION_KEYS_MAPPED: frozenset[str] = frozenset({"name", "arguments"})
 
 
 # --- small field rules ----------------------------------------------------------------
-
-def normalize_status(raw: Any, completed: bool | None, error: Any, stop_reason: Any) -> str:
-    if isinstance(raw, str):
-        known = STATUS_MAP.get(raw.strip().lower())
-        if known is not None:
-            return known
-    if completed is True:
-        return "success"
-    if error or (isinstance(stop_reason, str) and stop_reason.startswith("exception")):
-        return "error"
-    return "incomplete"
-
 
 def normalize_tool(raw: str) -> str:
     name = raw.strip()
@@ -217,31 +182,6 @@ def _fuzzy_suffix(bare_name: str) -> str | None:
         return None
     candidates.sort(key=lambda s: (abs(len(s) - len(bare)), len(s)))
     return candidates[0]
-
-
-def _family(value: str | None) -> str | None:
-    if not value:
-        return None
-    prefix = value.strip().lower().split("_", 1)[0]
-    return prefix if prefix in MULTIMODAL_FAMILIES else None
-
-
-def task_group(task: str | None, task_type: str | None, task_family: str | None,
-               source_benchmark: str | None) -> str | None:
-    """risk_prediction / decision_making for text tasks (task_type first, else the task
-    lists of FORMATS.md §4); the family (ehrxqa, medmod, ...) for multimodal ones."""
-    if task_type:
-        return task_type
-    if task in RISK_PREDICTION_TASKS:
-        return "risk_prediction"
-    if task in DECISION_MAKING_TASKS:
-        return "decision_making"
-    for candidate in (task_family, source_benchmark, task):
-        family = _family(candidate)
-        if family is not None:
-            return family
-    # An unknown family is data: keep what the record says rather than nothing.
-    return (source_benchmark or task_family or None)
 
 
 def parse_arguments(raw: Any) -> tuple[str | None, dict[str, Any] | None]:

@@ -71,8 +71,16 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
+class NumberText(str):
+    """Text made of numbers (an interval "[0.495, 0.680]"): a table aligns it as a number
+    and never cuts it (a cut interval reads as another interval)."""
+
+    __slots__ = ()
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
+    return (isinstance(value, int | float | decimal.Decimal | NumberText)
+            and not isinstance(value, bool))
 
 
 def pick_columns(

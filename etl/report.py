@@ -26,6 +26,7 @@ from etl.charts import (
     BAR_LABEL_WIDTH,
     BAR_PLOT_WIDTH,
     NEGATIVE_COLOUR,
+    PAPER_HEADERS,
     POSITIVE_COLOUR,
     axis,
     delta_dot,
@@ -34,12 +35,20 @@ from etl.charts import (
     fmt_number,
     fmt_score,
     leaderboard_chart,
+    paper_cells,
     zero_line,
 )
 from etl.comparison import NOT_DETECTABLE, detectability
 from etl.connection import open_warehouse
 from etl.errors import EtlError
-from etl.glossary import board_marks, mixed_scorers_note, scorer_name
+from etl.glossary import (
+    DEFAULT_INTERVAL,
+    NAIVE_INTERVAL,
+    board_marks,
+    interval_words,
+    mixed_scorers_note,
+    scorer_name,
+)
 from etl.report_failures import failures_section
 from etl.schema import query_text
 
@@ -61,7 +70,8 @@ class ReportError(EtlError):
 class ReportData:
     db: Path
     leaderboard: list[dict[str, Any]]
-    by_task: list[dict[str, Any]]
+    # the group and task cells of the leaderboards (board_cells): heat map, group tables
+    cells: list[dict[str, Any]]
     mode_delta: list[dict[str, Any]]
     paired_delta: list[dict[str, Any]]
     error_classes: list[dict[str, Any]]
@@ -74,6 +84,8 @@ class ReportData:
     ingest: dict[str, Any] | None
     # the paper's tables (sql/queries/serve_memo_paper.sql, the explorer's /paper page too)
     paper: list[dict[str, Any]] = field(default_factory=list)
+    # every board by every scorer beside the defaults (board_rows)
+    scorer_boards: list[dict[str, Any]] = field(default_factory=list)
     # why runs fail (etl/report_failures.py; the explorer's /failures memos too)
     failure_profile: list[dict[str, Any]] = field(default_factory=list)
     efficiency: list[dict[str, Any]] = field(default_factory=list)
@@ -100,7 +112,8 @@ def load_report_data(db: Path) -> ReportData:
         return ReportData(
             db=db,
             leaderboard=_records(con, "report_leaderboard"),
-            by_task=_records(con, "report_by_task"),
+            cells=_records(con, "report_by_task"),
+            scorer_boards=_records(con, "report_scorer_boards"),
             mode_delta=_records(con, "report_mode_delta"),
             paired_delta=_records(con, "report_paired_delta"),
             error_classes=_records(con, "report_error_classes"),
@@ -208,12 +221,16 @@ def heatmap_chart(rows: list[dict[str, Any]], chart_id: str,
             score = row["score"] if row else None
             x = offsets[j]
             tip = (f"{display.get(model, model)} / {task} ({group}): "
-                   + (f"{fmt_score(score)} over {row['n_questions']} questions" if row
-                      else "no questions"))
+                   + (f"{fmt_score(score)} over {row['n_questions']} questions, "
+                      f"{DEFAULT_INTERVAL} {_interval(row['ci_low'], row['ci_high']) or 'none'}"
+                      if row else "no questions"))
+            exact = (" ".join(f'data-{k.replace("_", "-")}="{esc(row.get(k))}"' for k in (
+                "run_id", "n_questions", "ci_low", "ci_high", "ci_naive_low", "ci_naive_high"))
+                if row else "")
             parts.append(f'<rect class="cell" x="{x:.1f}" y="{y}" width="{HEAT_CELL - 1}" '
                          f'height="{HEAT_CELL - 1}" fill="{heat_colour(score)}" '
                          f'data-model="{esc(model)}" data-task="{esc(task)}" '
-                         f'data-score="{esc(score)}"><title>{esc(tip)}</title></rect>')
+                         f'data-score="{esc(score)}" {exact}><title>{esc(tip)}</title></rect>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -390,11 +407,11 @@ def _leaderboard_section(data: ReportData, slugs: Slugs) -> str:
              '<p class="note">Current (not archived) runs of full splits. Score: mean over '
              "questions of the per-question score made by the scorer named above each chart "
              "(the benchmark authors' own scorers: their text scorer for the text "
-             "benchmarks, their per-question multimodal scores for mm_bench); whiskers: 95% "
-             "interval clustered by patient (questions about one patient are not "
-             "independent; leaderboard_clustered, the naive normal interval is in the "
-             "tooltip; no whisker when every question is of one patient); n: questions "
-             "present / expected; ⚠ fewer: fewer questions than another run of the board, so "
+             "benchmarks, their per-question multimodal scores for mm_bench); whiskers: the "
+             f"{DEFAULT_INTERVAL} (questions about one patient are not independent; the "
+             f"{NAIVE_INTERVAL} is in the tooltip; no whisker when every question is of one "
+             "patient); n: questions behind the score / expected; ⚠ fewer: fewer questions "
+             "than another run of the board, so "
              "its score is over another question set; ≠ scorer: scored by another scorer "
              "than the rest of the board. Bands: rank groups, runs not significantly "
              "different from their group's first run (Holm-adjusted paired sign test, "
@@ -408,25 +425,86 @@ def _leaderboard_section(data: ReportData, slugs: Slugs) -> str:
             scorers = ", ".join(f"{scorer_name(s)} ({s})"
                                 for s in sorted({str(r.get("scorer")) for r in rows}))
             mixed = mixed_scorers_note(rows, "scorer")
-            chart = leaderboard_chart(rows, chart_id, str(mode), board_marks(rows, "scorer"))
+            chart = leaderboard_chart(rows, chart_id, str(mode), board_marks(rows))
+            groups = [r for r in data.cells if (r["benchmark"], r["mode"], r["level"])
+                      == (benchmark, mode, "group")]
             parts.append(f'<figure><figcaption><span class="mode {esc(mode)}">{esc(mode)}'
                          f"</span> {esc(benchmark)} <small>({esc(splits)}, {len(rows)} models, "
                          f'scored by <span class="scorer">{esc(scorers)}</span>)'
                          f"</small></figcaption>{chart}"
                          + (f'<p class="note mixed-scorers">⚠ {esc(mixed)}</p>' if mixed
-                            else "") + "</figure>")
+                            else "")
+                         + f'<p class="note interval-words">{esc(interval_words(rows))}</p>'
+                         + "<details><summary>per task group</summary>"
+                         + _cell_table(groups, ("task_group", "model"), display_names(rows),
+                                       "group-cells")
+                         + "</details></figure>")
         parts.append("</div>")
+    parts.append(_scorer_boards(data))
     parts.append("</section>")
+    return "".join(parts)
+
+
+def display_names(rows: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """model -> its display name, from rows that carry both."""
+    return {r["model"]: r["display_name"] for r in rows}
+
+
+# The columns of a table of cells (group cells, every scorer's boards): the number, n and
+# both intervals, each named; the rows carry the exact values as data attributes.
+CELL_COLUMNS = ("score", "n", DEFAULT_INTERVAL, NAIVE_INTERVAL)
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def _cell_table(rows: list[dict[str, Any]], keys: Sequence[str], display: dict[str, str],
+                css: str) -> str:
+    """A table of board_cells / board_rows rows: the key columns, then the score, n and both
+    intervals; each row's exact numbers in data attributes (data-run, data-score, ...)."""
+    head = "".join(f"<th>{esc(c)}</th>" for c in (*keys, *CELL_COLUMNS))
+    body = []
+    for r in rows:
+        attrs = " ".join(f'data-{name.replace("_", "-")}="{esc(r.get(name))}"' for name in (
+            "run_id", "board_scorer", "task_group", "n_questions", "score", "ci_low",
+            "ci_high", "ci_naive_low", "ci_naive_high"))
+        keyed = [display.get(r[k], r[k]) if k == "model" else r[k] for k in keys]
+        cells = [*keyed, fmt_score(r["score"]), r["n_questions"],
+                 _interval(r["ci_low"], r["ci_high"]),
+                 _interval(r["ci_naive_low"], r["ci_naive_high"])]
+        body.append(f'<tr class="cell-row" {attrs}>'
+                    + "".join(f"<td>{esc(v)}</td>" for v in cells) + "</tr>")
+    return (f'<div class="scroll"><table class="{css} numbers"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def _scorer_boards(data: ReportData) -> str:
+    """Every board by every other scorer it can be shown with, overall, collapsed."""
+    if not data.scorer_boards:
+        return ""
+    parts = ['<details id="scorer-boards"><summary>Every board by every scorer '
+             f"({len(_group(data.scorer_boards, 'benchmark', 'mode', 'board_scorer'))} "
+             "boards)</summary><p class=\"note\">Each board again, every run scored by one "
+             "scorer (not each run's default): to compare rules, not to rank.</p>"]
+    for (benchmark, mode, scorer), rows in _group(data.scorer_boards, "benchmark", "mode",
+                                                  "board_scorer").items():
+        parts.append(f"<h3>{esc(benchmark)} · {esc(mode)} by the {esc(scorer_name(scorer))} "
+                     f"<code>{esc(scorer)}</code></h3>")
+        parts.append(_cell_table(rows, ("rank", "model"), display_names(rows),
+                                 "scorer-board"))
+    parts.append("</details>")
     return "".join(parts)
 
 
 def _heatmap_section(data: ReportData, slugs: Slugs, display: dict[str, str]) -> str:
     parts = ['<section id="heatmaps"><h2>Score per model and task</h2>', heat_legend()]
-    if not data.by_task:
+    tasks = [r for r in data.cells if r["level"] == "task"]
+    if not tasks:
         parts.append('<p class="empty">No per-task scores.</p>')
     scores = {(r["benchmark"], r["mode"], r["model"]): r["score"] or 0.0
               for r in data.leaderboard}
-    for (benchmark, mode), rows in _group(data.by_task, "benchmark", "mode").items():
+    for (benchmark, mode), rows in _group(tasks, "benchmark", "mode").items():
         chart_id = slugs.make("heatmap", benchmark, mode)
         board = {m: v for (b, md, m), v in scores.items() if (b, md) == (benchmark, mode)}
         parts.append(f'<figure class="scroll"><figcaption><span class="mode {esc(mode)}">'
@@ -505,15 +583,6 @@ def _error_class_section(data: ReportData, slugs: Slugs, display: dict[str, str]
     return "".join(parts)
 
 
-def _pct_interval(score: float | None, low: float | None, high: float | None) -> str:
-    """A paper cell as the paper prints it: percent, one decimal, with its interval."""
-    if score is None:
-        return ""
-    bounds = f" [{low * 100:.1f}, {high * 100:.1f}]" if low is not None and high is not None \
-        else ""
-    return f"{score * 100:.1f}{bounds}"
-
-
 def _paper_section(data: ReportData) -> str:
     parts = ['<section id="paper"><h2>The paper\'s tables</h2>',
              '<p class="note">As the authors\' analysis chain computes them '
@@ -527,13 +596,7 @@ def _paper_section(data: ReportData) -> str:
         parts.append('<p class="empty">No paper table: no leaderboard run the chain reads.</p>')
     for (benchmark,), rows in _group(data.paper, "benchmark").items():
         parts.append(f"<h3>{esc(benchmark)}</h3>")
-        parts.append(_table(
-            ["model", "level", "cell", "n", "agentic (ClinSeek)", "one-shot", "delta"],
-            [(r["display_name"], r["level"], r["name"], r["agentic_n"] or r["oneshot_n"],
-              _pct_interval(r["agentic_score"], r["agentic_ci_low"], r["agentic_ci_high"]),
-              _pct_interval(r["oneshot_score"], r["oneshot_ci_low"], r["oneshot_ci_high"]),
-              _pct_interval(r["delta"], r["delta_ci_low"], r["delta_ci_high"]))
-             for r in rows], "paper"))
+        parts.append(_table(PAPER_HEADERS, [paper_cells(r) for r in rows], "paper"))
     parts.append("</section>")
     return "".join(parts)
 
@@ -610,7 +673,8 @@ th{background:#f3f4f6}
 svg .rank-band{fill:#f8fafc}svg .rank-band.alt{fill:#eef2ff}
 svg .rank-group-label{fill:#6366f1;font-size:11px}svg .group-label{font-size:11px;fill:#4b5563}
 svg .coverage{fill:#6b7280;font-size:11px}svg .low-coverage{fill:#b45309;font-weight:600}
-svg .other-scorer{fill:#b45309;font-size:11px;font-weight:600}.mixed-scorers{color:#b45309}
+svg .other-scorer,svg .scored-elsewhere{fill:#b45309;font-size:11px;font-weight:600}
+.mixed-scorers{color:#b45309}
 svg .small-n text,svg .small-n circle{opacity:.55}
 svg .mde{fill:#6b7280;font-size:11px}svg .not-detectable .mde{fill:#b45309}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px}

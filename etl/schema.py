@@ -102,7 +102,7 @@ def fingerprint(paths: list[Path]) -> str:
 # parses nothing again). tests/pipeline/test_cache.py checks that every etl module the staging
 # path imports is listed here.
 ROW_MODULES = ("__init__.py", "archive.py", "benchmarks.py", "models.py", "normalize.py",
-               "read.py", "schema.py", "values.py",
+               "read.py", "schema.py", "statuses.py", "tasks.py", "values.py",
                "pipeline/__init__.py", "pipeline/copies.py", "pipeline/discover.py",
                "pipeline/emitter.py", "pipeline/inspect_stage.py", "pipeline/plan.py",
                "pipeline/segments.py", "pipeline/stage.py")

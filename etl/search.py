@@ -137,7 +137,7 @@ def run_search(con: duckdb.DuckDBPyConnection, query: SearchQuery,
     query = query.checked()
     try:  # the model resolved to its key (etl/filters.py: display names and aliases too)
         found = check_filters(con, benchmark=query.benchmark, mode=query.mode,
-                              model=query.model)
+                              model=query.model, task=query.task)
     except WarehouseError as error:
         raise UnknownSearchFilter(str(error)) from None
     runs = [r["run_id"] for r in _rows(con.execute(sql["runs"], {

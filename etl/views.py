@@ -20,11 +20,13 @@ from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema
 
+from etl import tasks
 from etl.benchmarks import benchmark_rows
 from etl.failures import registry as failure_registry
 from etl.rows import insert_rows
 from etl.schema import SCHEMA_DIR, SQL_DIR, sql_files
 from etl.scoring import registry
+from etl.statuses import status_rows
 
 DIALECT = "duckdb"
 
@@ -77,11 +79,18 @@ def apply_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None
 
 
 def write_rule_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """Tables scorers and benchmarks (schema/12_scorers.sql) from their one home, the scorer
-    registry (etl/scoring/registry.py) and etl/benchmarks.py, so that the views read the board
-    rules and the full splits instead of naming them. Rewritten whole: a few rows."""
+    """The rule tables of schema/12_scorers.sql from their one home each: scorers (the scorer
+    registry, etl/scoring/registry.py), benchmarks (etl/benchmarks.py), result_statuses
+    (etl/statuses.py), tasks, paper_taxonomy and paper_task_names (etl/tasks.py), failures and
+    failure_texts (etl/failures/registry.py), so that the views read the board rules, full
+    splits, statuses, tasks and failure labels instead of naming them. Rewritten whole: a few
+    rows each."""
     for table, rows in (("scorers", registry.table_rows()),
                         ("benchmarks", benchmark_rows()),
+                        ("result_statuses", status_rows()),
+                        ("tasks", tasks.task_rows()),
+                        ("paper_taxonomy", tasks.paper_taxonomy_rows()),
+                        ("paper_task_names", tasks.paper_task_name_rows()),
                         ("failures", failure_registry.table_rows()),
                         ("failure_texts", failure_registry.text_rows())):
         con.execute(f"DELETE FROM {table}")  # fixed names, not data

@@ -55,7 +55,8 @@ CREATE TABLE runs (
     n_results          BIGINT,
     expected_questions INTEGER,
     model_dir          VARCHAR,
-    n_files            BIGINT
+    n_files            BIGINT,
+    scored_elsewhere   BOOLEAN
 );
 COMMENT ON TABLE runs IS 'One row per run directory: a benchmark/mode/split/model leaf, a raw multi-model run slug, or an _archive/<name> directory.';
 COMMENT ON COLUMN runs.run_id IS 'Stable id: the logical path of the run directory relative to the root (symlinks not resolved), e.g. ehr_bench/agentic/full1800/claude_opus_4_6, _archive/<name>, or _archive/<name>/<model> for each model directory of an archive holding several runs. Two run directories linking to one real directory are two runs.';
@@ -71,6 +72,7 @@ COMMENT ON COLUMN runs.n_results IS 'Rows of results for this run after deduplic
 COMMENT ON COLUMN runs.expected_questions IS 'Distinct questions (qids) the split should hold: 1800, 600, 2703 (the combined multimodal test set has one row per qid), 20, ...; NULL when the split does not say. See coverage.no_gold_questions for multimodal questions the authors'' scorer skips.';
 COMMENT ON COLUMN runs.model_dir IS 'The model directory name exactly as found in the tree (for an archive: the model directory inside it, NULL when the archive is itself one run).';
 COMMENT ON COLUMN runs.n_files IS 'Files of the tree attributed to this run.';
+COMMENT ON COLUMN runs.scored_elsewhere IS 'True for a scored-only run, decided when the tree is walked: a <benchmark>/<mode>/scored/<model> directory with no run of its own (analysis/ingest_external_results.py stages external models that way). Its results were made and scored outside this tree: it has the authors'' per-question score rows and no results, trajectories or coverage of its own.';
 
 CREATE TABLE files (
     file_id      VARCHAR PRIMARY KEY,

@@ -54,6 +54,10 @@ CREATE TABLE question_scores (
     -- where it came from
     prediction_source VARCHAR,
     predictions     VARCHAR,
+    -- a scored / rescored row as a results row of its question would say it (etl/statuses.py,
+    -- etl/tasks.py): what a scored-only run, which has no results, reaches the boards with
+    result_status   VARCHAR,
+    task_group      VARCHAR,
     -- the keys of a score-file row that no column maps
     extra           VARCHAR,
     -- scores read from Inspect AI logs (etl/extract/inspect_logs.py): the value as Inspect's
@@ -106,6 +110,8 @@ COMMENT ON COLUMN question_scores.prediction_strs IS 'JSON list of the predictio
 COMMENT ON COLUMN question_scores.browser_calls IS 'per_question rows: browser tool calls of the run as the text scorer counted them (browser_calls).';
 COMMENT ON COLUMN question_scores.prediction_source IS 'authors_text / authors_text_fallback rows: where the prediction came from, with the names of the authors'' score_text.py: finish_tool_call, finish_parse_error, finish_tool_call_non_list, no_prediction, and for the fallback fallback_explicit_string_list, fallback_bullet_list, fallback_official_candidate_mentions. NULL for other scorers.';
 COMMENT ON COLUMN question_scores.predictions IS 'The prediction this scorer scored, as JSON text: authors_text* rows the extracted list as the authors keep it (items of any type, not stripped, not lower-cased); set_f1 rows the normalized items (results.prediction_items). NULL for rows read from score files.';
+COMMENT ON COLUMN question_scores.result_status IS 'scored / rescored rows: the row''s status as results.status would say it (success, incomplete, error: the map of etl/statuses.py, ok -> success), the status a scored-only run reaches the boards with; NULL for other rows.';
+COMMENT ON COLUMN question_scores.task_group IS 'scored / rescored rows: the group of the row''s task as results.task_group would say it (the multimodal family of its name, etl/tasks.py); NULL for other rows.';
 COMMENT ON COLUMN question_scores.extra IS 'For rows read from scored / rescored / per-question files: JSON object of the row''s keys that no column maps (judge_reason, prediction_strs_mapped, mapping_similarity, ...); NULL when there are none or for rows the project computes.';
 
 CREATE TABLE summary_metrics (

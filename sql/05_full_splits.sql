@@ -10,7 +10,8 @@ SELECT
     r.mode,
     r.split,
     r.model,
-    coalesce(b.kind, 'text') AS benchmark_kind
+    coalesce(b.kind, 'text') AS benchmark_kind,
+    coalesce(r.scored_elsewhere, false) AS scored_elsewhere
 FROM runs AS r
 LEFT JOIN benchmarks AS b ON b.benchmark = r.benchmark
 WHERE NOT coalesce(r.is_archived, false)
@@ -23,3 +24,4 @@ COMMENT ON COLUMN full_split_runs.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN full_split_runs.split IS 'The run''s full split.';
 COMMENT ON COLUMN full_split_runs.model IS 'Canonical model key (see models).';
 COMMENT ON COLUMN full_split_runs.benchmark_kind IS 'text or multimodal (benchmarks.kind; text for a benchmark the table does not know): which scorers are the defaults of its board (scorers.default_for).';
+COMMENT ON COLUMN full_split_runs.scored_elsewhere IS 'True for a scored-only run (runs.scored_elsewhere): scores made outside this tree, no results of its own.';

@@ -30,11 +30,12 @@ no_gold AS (
     SELECT run_id, count(DISTINCT qid) AS no_gold_questions
     FROM (
         SELECT run_id, qid FROM question_scores
-        WHERE scorer = 'authors_mm_set' AND route = 'no_gold'
+        WHERE scorer IN (SELECT scorer FROM scorers WHERE marks_no_gold) AND route = 'no_gold'
         UNION
         -- a text result with neither label nor ground_truth: nothing to score it against
-        SELECT run_id, qid FROM results
-        WHERE label_source IS NULL AND benchmark <> 'mm_bench'
+        SELECT x.run_id, x.qid FROM results AS x
+        LEFT JOIN benchmarks AS b ON b.benchmark = x.benchmark
+        WHERE x.label_source IS NULL AND coalesce(b.kind, 'text') = 'text'
     )
     GROUP BY run_id
 )

@@ -1,6 +1,7 @@
 -- Uncertainty the mean and its naive interval hide (docs/STATISTICS.md gives every formula
 -- and its source):
 --   leaderboard_clustered (+ _by_group, _by_task)  standard errors clustered by patient
+--                                                   (board_cells of the default board)
 --   leaderboard_reliability                         pass^k, worst-of-k and flip rate over
 --                                                   the runs of each question
 --   leaderboard_changes                             what moved since the previous ingest
@@ -8,92 +9,29 @@
 -- GROUPING SETS.
 
 CREATE OR REPLACE VIEW leaderboard_clustered_cells AS
-WITH scored AS (
-    SELECT
-        s.run_id, s.benchmark, s.mode, s.model, s.qid,
-        -- '' stands for a missing label so the cell keys join with plain equality
-        coalesce(s.task_group, '') AS task_group,
-        coalesce(s.task, '') AS task,
-        s.score,
-        c.cluster
-    FROM leaderboard_question_scores AS s
-    LEFT JOIN question_clusters AS c ON c.run_id = s.run_id AND c.qid = s.qid
-),
-cells AS (
-    -- every question once per cell it belongs to: the run, its task group, its task
-    SELECT run_id, benchmark, mode, model, 'overall' AS scope, '' AS task_group, '' AS task,
-        qid, score, cluster
-    FROM scored
-    UNION ALL
-    SELECT run_id, benchmark, mode, model, 'group' AS scope, task_group, '' AS task,
-        qid, score, cluster
-    FROM scored
-    UNION ALL
-    SELECT run_id, benchmark, mode, model, 'task' AS scope, task_group, task,
-        qid, score, cluster
-    FROM scored
-),
-per_cell AS (
-    SELECT
-        run_id, benchmark, mode, model, scope, task_group, task,
-        count(*) AS n_questions,
-        count(DISTINCT cluster) AS n_clusters,
-        avg(score) AS score,
-        stddev_samp(score) AS score_sd,
-        min(score) = max(score) AS all_equal
-    FROM cells
-    GROUP BY run_id, benchmark, mode, model, scope, task_group, task
-),
-per_cluster AS (
-    SELECT run_id, scope, task_group, task, cluster, count(*) AS n_cluster,
-        sum(score) AS cluster_sum
-    FROM cells
-    GROUP BY run_id, scope, task_group, task, cluster
-),
-clustered AS (
-    -- sum over clusters of (sum over the cluster's questions of (s_i - m))^2
-    SELECT k.run_id, k.scope, k.task_group, k.task,
-        sum(power(k.cluster_sum - k.n_cluster * p.score, 2)) AS cluster_squares
-    FROM per_cluster AS k
-    JOIN per_cell AS p
-        ON p.run_id = k.run_id AND p.scope = k.scope AND p.task_group = k.task_group
-        AND p.task = k.task
-    GROUP BY k.run_id, k.scope, k.task_group, k.task
-),
-errors AS (
-    SELECT
-        p.*,
-        CASE WHEN p.n_questions > 1 THEN p.score_sd / sqrt(p.n_questions) END AS se_naive,
-        -- one cluster, or every score equal: the sum is 0 by algebra (rounding would leave
-        -- 1e-17)
-        CASE WHEN p.n_clusters = 1 OR p.all_equal THEN 0.0
-            ELSE sqrt(c.cluster_squares) / p.n_questions END AS se_clustered
-    FROM per_cell AS p
-    JOIN clustered AS c
-        ON c.run_id = p.run_id AND c.scope = p.scope AND c.task_group = p.task_group
-        AND c.task = p.task
-)
+-- the default board's cells of board_cells (sql/10_leaderboard.sql computes them, for every
+-- board), under the names of this family
 SELECT
     benchmark,
     mode,
     model,
     run_id,
-    scope,
-    nullif(task_group, '') AS task_group,
-    nullif(task, '') AS task,
+    level AS scope,
+    task_group,
+    task,
     n_questions,
     n_clusters,
     score,
     se_naive,
     se_clustered,
-    CASE WHEN n_clusters > 1 AND se_naive > 0 THEN power(se_clustered / se_naive, 2) END
-        AS design_effect,
-    CASE WHEN n_clusters > 1 THEN score - 1.959964 * se_clustered END AS ci_low,
-    CASE WHEN n_clusters > 1 THEN score + 1.959964 * se_clustered END AS ci_high,
-    n_clusters = 1 AS single_cluster
-FROM errors;
+    design_effect,
+    ci_low,
+    ci_high,
+    single_cluster
+FROM board_cells
+WHERE board_scorer = 'default' AND question_set = 'all';
 
-COMMENT ON VIEW leaderboard_clustered_cells IS 'Mean per-question score of every leaderboard run per cell (scope overall, group = one task group, task = one task) with its standard error naive and clustered by patient (question_clusters), Miller 2024 without small-sample correction: se_clustered = sqrt(sum over clusters c of (sum over questions i of c of (s_i - m))^2) / n. Base of leaderboard_clustered, leaderboard_clustered_by_group, leaderboard_clustered_by_task (docs/STATISTICS.md).';
+COMMENT ON VIEW leaderboard_clustered_cells IS 'Mean per-question score of every leaderboard run per cell (scope overall, group = one task group, task = one task) with its standard error naive and clustered by patient (question_clusters), Miller 2024 without small-sample correction: se_clustered = sqrt(sum over clusters c of (sum over questions i of c of (s_i - m))^2) / n. The default board of board_cells (all questions); base of leaderboard_clustered, leaderboard_clustered_by_group, leaderboard_clustered_by_task (docs/STATISTICS.md).';
 COMMENT ON COLUMN leaderboard_clustered_cells.benchmark IS 'Benchmark of the run.';
 COMMENT ON COLUMN leaderboard_clustered_cells.mode IS 'agentic or oneshot.';
 COMMENT ON COLUMN leaderboard_clustered_cells.model IS 'Canonical model key.';

@@ -31,76 +31,9 @@
 -- authors' own scored / rescored numbers; their rules are etl/scoring/paper.py and
 -- etl/scoring/authors_files.py.
 
-CREATE OR REPLACE VIEW paper_taxonomy AS
-SELECT * FROM (VALUES
-    -- reorganize_results.py L2_MAP / L3_MAP / l1_of, EHR-Bench
-    ('ehr_bench', 'ED_Critical_Outcomes', 'text_only', 'risk_prediction', 'ED_Critical_Outcomes', false),
-    ('ehr_bench', 'ED_Hospitalization', 'text_only', 'risk_prediction', 'ED_Hospitalization', false),
-    ('ehr_bench', 'ED_ICU_Tranfer_12hour', 'text_only', 'risk_prediction', 'ED_ICU_Transfer_12h', false),
-    ('ehr_bench', 'ED_Inpatient_Mortality', 'text_only', 'risk_prediction', 'Mortality_Hospital', false),
-    ('ehr_bench', 'ED_Reattendance_3day', 'text_only', 'risk_prediction', 'ED_Reattendance_3day', false),
-    ('ehr_bench', 'ICU_Mortality_1day', 'text_only', 'risk_prediction', 'ICU_Mortality', false),
-    ('ehr_bench', 'ICU_Mortality_2day', 'text_only', 'risk_prediction', 'ICU_Mortality', false),
-    ('ehr_bench', 'ICU_Mortality_3day', 'text_only', 'risk_prediction', 'ICU_Mortality', false),
-    ('ehr_bench', 'ICU_Mortality_7day', 'text_only', 'risk_prediction', 'ICU_Mortality', false),
-    ('ehr_bench', 'ICU_Mortality_14day', 'text_only', 'risk_prediction', 'ICU_Mortality', false),
-    ('ehr_bench', 'ICU_Readmission', 'text_only', 'risk_prediction', 'ICU_Readmission', false),
-    ('ehr_bench', 'ICU_Stay_7day', 'text_only', 'risk_prediction', 'ICU_StayLength', false),
-    ('ehr_bench', 'ICU_Stay_14day', 'text_only', 'risk_prediction', 'ICU_StayLength', false),
-    ('ehr_bench', 'Inpatient_Mortality', 'text_only', 'risk_prediction', 'Mortality_Hospital', false),
-    ('ehr_bench', 'LengthOfStay_3day', 'text_only', 'risk_prediction', 'LengthOfStay', false),
-    ('ehr_bench', 'LengthOfStay_7day', 'text_only', 'risk_prediction', 'LengthOfStay', false),
-    ('ehr_bench', 'Readmission_30day', 'text_only', 'risk_prediction', 'Readmission_Hospital', false),
-    ('ehr_bench', 'Readmission_60day', 'text_only', 'risk_prediction', 'Readmission_Hospital', false),
-    ('ehr_bench', 'diagnoses_ccs', 'text_only', 'decision_making', 'Diagnosis_coding', false),
-    ('ehr_bench', 'diagnoses_icd', 'text_only', 'decision_making', 'Diagnosis_coding', false),
-    ('ehr_bench', 'diagnosis', 'text_only', 'decision_making', 'Diagnosis_coding', false),
-    ('ehr_bench', 'diagnosis_ccs', 'text_only', 'decision_making', 'Diagnosis_coding', false),
-    ('ehr_bench', 'procedures_ccs', 'text_only', 'decision_making', 'Procedure_coding', false),
-    ('ehr_bench', 'procedures_icd', 'text_only', 'decision_making', 'Procedure_coding', false),
-    ('ehr_bench', 'procedureevents', 'text_only', 'decision_making', 'Procedure_coding', false),
-    ('ehr_bench', 'prescriptions', 'text_only', 'decision_making', 'Medication_suggestion', false),
-    ('ehr_bench', 'prescriptions_atc', 'text_only', 'decision_making', 'Medication_suggestion', false),
-    ('ehr_bench', 'medrecon', 'text_only', 'decision_making', 'Medication_suggestion', false),
-    ('ehr_bench', 'medrecon_atc', 'text_only', 'decision_making', 'Medication_suggestion', false),
-    ('ehr_bench', 'emar', 'text_only', 'decision_making', 'Medication_suggestion', false),
-    ('ehr_bench', 'pyxis', 'text_only', 'decision_making', 'Medication_suggestion', false),
-    ('ehr_bench', 'labevents', 'text_only', 'decision_making', 'Lab_Microbiology_orders', false),
-    ('ehr_bench', 'microbiologyevents', 'text_only', 'decision_making', 'Lab_Microbiology_orders', false),
-    ('ehr_bench', 'chartevents', 'text_only', 'decision_making', 'ICU_Events', false),
-    ('ehr_bench', 'datetimeevents', 'text_only', 'decision_making', 'ICU_Events', false),
-    ('ehr_bench', 'inputevents', 'text_only', 'decision_making', 'ICU_Events', false),
-    ('ehr_bench', 'outputevents', 'text_only', 'decision_making', 'ICU_Events', false),
-    ('ehr_bench', 'ingredientevents', 'text_only', 'decision_making', 'ICU_Events', false),
-    ('ehr_bench', 'poe', 'text_only', 'decision_making', 'Provider_Orders', false),
-    ('ehr_bench', 'radiology', 'text_only', 'decision_making', 'Radiology_Orders', false),
-    ('ehr_bench', 'admissions', 'text_only', 'decision_making', 'Transfers_Services_Admissions', false),
-    ('ehr_bench', 'transfers', 'text_only', 'decision_making', 'Transfers_Services_Admissions', false),
-    ('ehr_bench', 'services', 'text_only', 'decision_making', 'Transfers_Services_Admissions', false),
-    ('ehr_bench', 'omr', 'text_only', 'decision_making', 'Outpatient_Records', false),
-    ('ehr_bench', 'next_event', 'text_only', 'decision_making', 'Next_Event', false),
-    -- mm_bench fine tasks after MM_FINE_RENAME; the last column: one of the six tasks of the
-    -- multimodal overall (compute_ci TABLE2_L4_COLUMNS, build_report MM_L4_ORDER)
-    ('mm_bench', 'ehrxqa_patient_lookup', 'text_only', 'ehr_query', 'ehrxqa_patient_query', false),
-    ('mm_bench', 'ehrxqa_cohort_query', 'text_only', 'ehr_query', 'ehrxqa_cohort_query', false),
-    ('mm_bench', 'cxr_finding_presence', 'multimodal', 'cxr_vqa', 'cxr_vqa_presence', true),
-    ('mm_bench', 'cxr_finding_enumeration', 'multimodal', 'cxr_vqa', 'cxr_vqa_enumeration', true),
-    ('mm_bench', 'cxr_change_comparison', 'multimodal', 'cxr_vqa', 'cxr_vqa_change', true),
-    ('mm_bench', 'mortality_24h', 'multimodal', 'risk_prediction_mm', 'Mortality_mm_short_term', true),
-    ('mm_bench', 'inpatient_mortality_mm', 'multimodal', 'risk_prediction_mm', 'Mortality_mm_full_stay', true),
-    ('mm_bench', 'phenotype_ccs', 'multimodal', 'phenotyping_mm', 'Phenotype_ccs_mm', true),
-    -- without a classifier file: the benchmark tasks the classifier does not map one to one
-    ('mm_bench', 'ehrxqa_image', 'multimodal', 'cxr_vqa', 'ehrxqa_image', true),
-    ('mm_bench', 'ehrxqa_table', 'text_only', 'ehr_query', 'ehrxqa_table', false)
-) AS t(benchmark, fine_task, l1, l2, l3, in_mm_overall);
-
-COMMENT ON VIEW paper_taxonomy IS 'The 4-layer task taxonomy of reorganize_results.py (L2_MAP, L3_MAP, l1_of): each EHR-Bench task and each mm_bench fine task (after MM_FINE_RENAME) with its modality (L1), group (L2) and semantic task (L3); in_mm_overall marks the six multimodal L4 tasks the paper''s multimodal overall pools (and ehrxqa_image, their unsplit stand-in when no classifier file is loaded). A task not listed has no place in the paper''s tables (the authors'' script stops on it).';
-COMMENT ON COLUMN paper_taxonomy.benchmark IS 'ehr_bench or mm_bench.';
-COMMENT ON COLUMN paper_taxonomy.fine_task IS 'L4: the EHR-Bench task, or the mm_bench fine task after the authors'' rename (Inpatient_Mortality -> inpatient_mortality_mm, phenotype_group_assignment -> phenotype_ccs).';
-COMMENT ON COLUMN paper_taxonomy.l1 IS 'L1 modality: text_only or multimodal.';
-COMMENT ON COLUMN paper_taxonomy.l2 IS 'L2 group: risk_prediction, decision_making, ehr_query, cxr_vqa, risk_prediction_mm, phenotyping_mm.';
-COMMENT ON COLUMN paper_taxonomy.l3 IS 'L3 semantic task (temporal and format variants merged: ICU_Mortality_*day -> ICU_Mortality, ...).';
-COMMENT ON COLUMN paper_taxonomy.in_mm_overall IS 'True for the L4 tasks the multimodal overall counts.';
+-- The taxonomy (table paper_taxonomy), the classifier's renames and the stand-ins for a tree
+-- without a classifier file (table paper_task_names) are written by every build from
+-- etl/tasks.py, the one home of the task lists (normalize reads the same groups).
 
 CREATE OR REPLACE VIEW paper_mm_fine_task AS
 WITH latest AS (
@@ -108,22 +41,24 @@ WITH latest AS (
     SELECT file_id FROM mm_task_classification
     ORDER BY regexp_extract(path, '([^/]*)$', 1) DESC, path DESC
     LIMIT 1
+),
+labels AS (
+    SELECT
+        c.qid,
+        arg_max(c.coarse_task, c.line_no) AS coarse_task,
+        arg_max(c.raw_task, c.line_no) AS raw_task
+    FROM mm_task_classification AS c
+    JOIN latest AS l ON l.file_id = c.file_id
+    GROUP BY c.qid
 )
 SELECT
-    c.qid,
-    arg_max(c.coarse_task, c.line_no) AS coarse_task,
-    arg_max(c.raw_task, c.line_no) AS raw_task,
+    x.qid,
+    x.coarse_task,
+    x.raw_task,
     -- MM_FINE_RENAME; MM_IGNORE_FINE (prescriptions, other) has no fine task
-    CASE arg_max(c.raw_task, c.line_no)
-        WHEN 'Inpatient_Mortality' THEN 'inpatient_mortality_mm'
-        WHEN 'phenotype_group_assignment' THEN 'phenotype_ccs'
-        WHEN 'prescriptions' THEN NULL
-        WHEN 'other' THEN NULL
-        ELSE arg_max(c.raw_task, c.line_no)
-    END AS fine_task
-FROM mm_task_classification AS c
-JOIN latest AS l ON l.file_id = c.file_id
-GROUP BY c.qid;
+    CASE WHEN n.written IS NOT NULL THEN n.fine_task ELSE x.raw_task END AS fine_task
+FROM labels AS x
+LEFT JOIN paper_task_names AS n ON n.source = 'classifier' AND n.written = x.raw_task;
 
 COMMENT ON VIEW paper_mm_fine_task IS 'The fine task of each mm_bench question by the authors'' task classifier: the rows of the classifier file with the greatest name (reorganize_results.py load_mm_classifier, latest_only), the last line of a qid winning, raw task renamed by MM_FINE_RENAME; NULL for the ignored labels prescriptions and other.';
 COMMENT ON COLUMN paper_mm_fine_task.qid IS 'Question id.';
@@ -164,12 +99,7 @@ mm_rows AS (
     SELECT b.run_id, b.benchmark, b.mode, b.model, s.scorer, s.file_id, s.rec_no, s.line_no,
            s.qid,
            CASE WHEN c.present THEN f.fine_task
-                ELSE CASE s.task
-                         WHEN 'medmod_decompensation' THEN 'mortality_24h'
-                         WHEN 'medmod_in_hospital_mortality' THEN 'inpatient_mortality_mm'
-                         WHEN 'medmod_phenotyping' THEN 'phenotype_ccs'
-                         WHEN 'medmod_radiology' THEN 'cxr_finding_enumeration'
-                         ELSE s.task END
+                ELSE coalesce(n.fine_task, s.task)
            END AS fine_task,
            s.f1, s.precision, s.recall,
            CASE WHEN c.present THEN 'classifier' ELSE 'coarse_task' END AS task_source
@@ -178,18 +108,23 @@ mm_rows AS (
     JOIN mm_source AS m ON m.run_id = s.run_id AND m.kind = s.kind
     CROSS JOIN classified AS c
     LEFT JOIN paper_mm_fine_task AS f ON f.qid = s.qid
+    -- without a classifier file the benchmark task stands in (paper_task_names coarse_task)
+    LEFT JOIN paper_task_names AS n
+        ON n.source = 'coarse_task' AND n.benchmark = b.benchmark AND n.written = s.task
     WHERE s.scorer IN (SELECT scorer FROM scorers WHERE paper_table_for = 'mm_bench')
         -- a question the classifier does not know, or labels prescriptions / other: dropped
         AND (NOT c.present OR f.fine_task IS NOT NULL)
 )
 SELECT r.run_id, r.benchmark, r.mode, r.model, r.scorer, r.file_id, r.rec_no, r.line_no,
        r.qid, r.fine_task, t.l1, t.l2, t.l3, coalesce(t.in_mm_overall, false) AS in_mm_overall,
-       r.f1, r.precision, r.recall, r.task_source
+       r.f1, r.precision, r.recall, r.task_source,
+       coalesce(t.in_overall, false) AS in_overall, coalesce(t.printed, false) AS printed
 FROM (SELECT * FROM text_rows UNION ALL SELECT * FROM mm_rows) AS r
 LEFT JOIN paper_taxonomy AS t
     ON t.benchmark = r.benchmark AND t.fine_task = r.fine_task
--- reorganize_results.py places a row only under a task its taxonomy knows
-WHERE r.benchmark = 'agent_ehr_bench' OR t.fine_task IS NOT NULL;
+-- reorganize_results.py places a row only under a task its taxonomy knows (AgentEHR has no
+-- taxonomy: its table lists five tasks, every task is a row)
+WHERE r.benchmark = 'agent_ehr_bench' OR t.l1 IS NOT NULL;
 
 COMMENT ON VIEW paper_rows IS 'The per-sample rows of the paper''s tables, one per line the authors'' chain reads, for the leaderboard runs: EHR-Bench every line of the run''s results.jsonl scored by paper_text (reorganize_results.py), AgentEHR every line with a task scored by paper_agentehr (compute_ci_from_per_sample_scores.py table 3), mm_bench every line of the scored.jsonl of the run''s scored directory (else rescored.jsonl) with the authors'' own numbers (paper_mm), cut by the classifier''s fine task. Rows of a task outside paper_taxonomy (EHR-Bench, mm_bench) and mm questions the classifier does not place are left out, as the authors'' chain leaves them out.';
 COMMENT ON COLUMN paper_rows.run_id IS 'Leaderboard run of the row.';
@@ -210,6 +145,8 @@ COMMENT ON COLUMN paper_rows.f1 IS 'F1 of the line by its rule, in [0, 1].';
 COMMENT ON COLUMN paper_rows.precision IS 'Precision of the line, in [0, 1].';
 COMMENT ON COLUMN paper_rows.recall IS 'Recall of the line, in [0, 1].';
 COMMENT ON COLUMN paper_rows.task_source IS 'Where fine_task came from: record, classifier, or coarse_task (mm_bench without a classifier file).';
+COMMENT ON COLUMN paper_rows.in_overall IS 'True when the benchmark''s overall cell counts the row''s task (paper_taxonomy.in_overall).';
+COMMENT ON COLUMN paper_rows.printed IS 'True when the paper prints the row''s task cell (paper_taxonomy.printed).';
 
 CREATE OR REPLACE VIEW paper_cell_rows AS
 -- every row in each cell it belongs to (one scan of paper_rows: a row per row and level)
@@ -222,24 +159,18 @@ WITH placed AS (
                         WHEN 'semantic' THEN r.l2 ELSE coalesce(r.l3, r.benchmark) END
                AS parent,
            CASE v.level
-               WHEN 'overall' THEN
-                   (r.benchmark = 'ehr_bench' AND r.l1 = 'text_only')
-                   OR (r.benchmark = 'mm_bench' AND r.in_mm_overall)
-                   OR (r.benchmark = 'agent_ehr_bench'
-                       AND r.fine_task IN ('diagnoses_ccs', 'labevents', 'microbiologyevents',
-                                           'procedures_ccs', 'transfers'))
+               -- the tasks the benchmark's overall cell pools (paper_taxonomy.in_overall)
+               WHEN 'overall' THEN r.in_overall
                WHEN 'group' THEN r.l2 IS NOT NULL
                WHEN 'semantic' THEN r.l3 IS NOT NULL
                ELSE true
            END AS member,
            CASE v.level
                WHEN 'overall' THEN true
-               WHEN 'task' THEN CASE r.benchmark
-                   WHEN 'mm_bench' THEN r.in_mm_overall AND r.task_source = 'classifier'
-                   WHEN 'agent_ehr_bench' THEN r.fine_task IN (
-                       'diagnoses_ccs', 'labevents', 'microbiologyevents', 'procedures_ccs',
-                       'transfers')
-                   ELSE false END
+               -- the task cells the paper prints (paper_taxonomy.printed), cut by the
+               -- classifier, never by a stand-in
+               WHEN 'task' THEN r.printed AND r.task_source <> 'coarse_task'
+               -- the paper prints the groups and semantic tasks of EHR-Bench only
                ELSE r.benchmark = 'ehr_bench'
            END AS in_paper_table
     FROM paper_rows AS r

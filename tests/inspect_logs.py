@@ -10,6 +10,7 @@ includes, and partial_credit (C / P / I, with a stderr clustered by patient)."""
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -115,9 +116,13 @@ def write_log(log_dir: Path, *, model: str = "mockllm/model", ids: list[str] | N
     """Run the task with Inspect against the mock model; the path of the log it wrote."""
     sample_list = samples(ids, n, patients)
     sample_ids = [str(s.id) for s in sample_list]
-    log = inspect_eval(
-        clinical_task(sample_list, epochs, name, tools, partial_first),
-        model=get_model(model, custom_outputs=_outputs(sample_ids)),
-        log_dir=str(log_dir), log_format=fmt, display="none", max_samples=1)[0]
+    # Inspect runs its own event loop; in a worker whose thread already runs one (the
+    # shared Playwright browser's), it refuses to start, so it runs on a thread of its own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        log = pool.submit(
+            inspect_eval, clinical_task(sample_list, epochs, name, tools, partial_first),
+            model=get_model(model, custom_outputs=_outputs(sample_ids)),
+            log_dir=str(log_dir), log_format=fmt, display="none", max_samples=1,
+        ).result()[0]
     assert log.status == "success", log.error
     return Path(log.location)

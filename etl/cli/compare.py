@@ -15,9 +15,14 @@ import click
 
 from etl.api import OUTCOMES, Warehouse
 from etl.cli.errors import EtlCommand
-from etl.cli.options import db_option, echo_rows, format_option, table_options
+from etl.cli.options import (
+    db_option,
+    echo_rows,
+    format_option,
+    table_options,
+    terminal_width,
+)
 from etl.comparison import detectability
-from etl.output import TABLE_WIDTH
 from etl.terminal import one_line
 
 # Columns the readable formats (table, md) show; csv and json keep every column.
@@ -97,6 +102,6 @@ def compare_command(a: str, b: str, db: Path, benchmark: str | None, mode: str |
     echo_rows(names, rows, fmt, columns, wide)
     summary = summary_line(result.run_a, result.run_b, result.summary)
     if fmt == "table" and not wide:  # the line fits the table's width too
-        summary = textwrap.fill(summary, TABLE_WIDTH, break_on_hyphens=False,
+        summary = textwrap.fill(summary, terminal_width(), break_on_hyphens=False,
                                 subsequent_indent="  ")
     click.echo(summary, err=fmt in ("csv", "json"))

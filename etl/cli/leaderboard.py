@@ -55,20 +55,24 @@ def leaderboard_command(
     scorer (authors_text: clinseekagent/scoring/score_text.py rule for rule; the record's
     status is not consulted); mm_bench uses the authors' unified per-question scores where
     the run has them, else set_f1, errors and incomplete results scoring 0. The scorer
-    column says which scorer made each number; --scorer shows another one. 95% CI: normal
-    approximation on per-question scores, clipped to [0, 1]. An unknown --benchmark, --mode
-    or --scorer is refused (exit 2) with the closest valid values."""
+    column says which scorer made each number; --scorer shows another one. Two 95%
+    intervals, each named: the default, clustered by patient (questions about one patient
+    are not independent; docs/STATISTICS.md), and the naive one (normal approximation as if
+    questions were independent, clipped to [0, 1]); every level (--by task, group) has both.
+    The json and csv formats hold every column (the marks' reasons too). An unknown
+    --benchmark, --mode or --scorer is refused (exit 2) with the closest valid values."""
     if by is not None and board != "default":
         raise click.UsageError("--board applies to the per-model leaderboard; drop --by")
     if scorer is not None and board != "default":
         raise click.UsageError("--board boards use each run's default scorer; drop --scorer")
+    listing = by or BOARDS[board]
     con = open_warehouse(db, own_queries_only=True)
     try:
-        names, rows = fetch_leaderboard(con, by or BOARDS[board], benchmark, mode, scorer)
+        names, rows = fetch_leaderboard(con, listing, benchmark, mode, scorer)
     finally:
         con.close()
     if fmt in ("table", "md"):
-        names, rows = readable_rows(names, rows)
+        names, rows = readable_rows(listing, names, rows)
     if not rows and fmt == "table":
         click.echo("No leaderboard rows match (current runs of full splits only).", err=True)
     echo_rows(names, rows, fmt, columns, wide)

@@ -4,6 +4,7 @@ prints them."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,11 +43,21 @@ def _split_columns(_: click.Context, __: click.Parameter, value: str | None
     return names
 
 
+def terminal_width() -> int:
+    """The width a terminal table fits: the terminal's when the output is one (COLUMNS
+    first, as shutil reads it), else TABLE_WIDTH (a file, a pipe, a test)."""
+    if not click.get_text_stream("stdout").isatty():
+        return TABLE_WIDTH
+    return shutil.get_terminal_size((TABLE_WIDTH, 24)).columns
+
+
 def table_options(f: F) -> F:
     """--columns and --wide, for a command that prints rows."""
     f = click.option("--wide", is_flag=True,
-                     help=f"Table format: do not fit the table to {TABLE_WIDTH} characters a "
-                          "line (every column shown; a cell is still cut at 80 characters).")(f)
+                     help="Table format: do not fit the table to the terminal's width "
+                          f"({TABLE_WIDTH} characters a line when the output is not a "
+                          "terminal); every column shown, a cell still cut at 80 "
+                          "characters.")(f)
     return click.option("--columns", "columns", callback=_split_columns, default=None,
                         metavar="A,B,...",
                         help="Print only these columns, in this order (any format); an "
@@ -55,8 +66,8 @@ def table_options(f: F) -> F:
 
 def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str,
               wanted: Sequence[str] | None = None, wide: bool = False) -> None:
-    """Print rows in fmt: only the wanted columns when given; a table fits TABLE_WIDTH
-    characters a line unless wide."""
+    """Print rows in fmt: only the wanted columns when given; a table fits the terminal's
+    width (terminal_width) unless wide."""
     columns, picked = pick_columns(columns, rows, wanted)
-    click.echo(format_rows(columns, picked, fmt, max_width=None if wide else TABLE_WIDTH),
+    click.echo(format_rows(columns, picked, fmt, max_width=None if wide else terminal_width()),
                nl=False)

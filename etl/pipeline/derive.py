@@ -35,9 +35,10 @@ def add_archives(con: duckdb.DuckDBPyConnection) -> None:
 
 def derive_steps(full: bool) -> list[Step]:
     """The steps in order: best@k needs the loaded scores and the views need its table; the
+    question clusters read the view board_results (every question a board scores); the
     paired comparisons read the leaderboard views and the question clusters, and the
     paper's t quantiles the paper views, so they come after them; the scorers of Inspect
     logs join the registry's rows once apply_views has written those."""
-    return [add_archives, add_best_at_k, build_question_clusters,
-            *([apply_views] if full else []), add_inspect_scorers, add_student_t_quantiles,
+    return [add_archives, add_best_at_k, *([apply_views] if full else []),
+            add_inspect_scorers, build_question_clusters, add_student_t_quantiles,
             build_comparisons]

@@ -68,6 +68,9 @@ class RunInfo:
     real_path: str
     expected_questions: int | None
     n_files: int = 0
+    # a <benchmark>/<mode>/scored/<model> directory with no run of its own: its results were
+    # made and scored outside this tree (runs.scored_elsewhere)
+    scored_elsewhere: bool = False
 
 
 @dataclass(slots=True)
@@ -805,7 +808,7 @@ def _attach_scored(pending: list[tuple[FileInfo, tuple[str, str, str]]],
             # A scored-only run (analysis/ingest_external_results.py stages external models
             # as scored.jsonl + summary.json): its results were made and scored elsewhere.
             # It keeps its logical path; its split is the benchmark's full split, so the
-            # boards show it (marked: leaderboard_runs.scored_elsewhere, sql/08).
+            # boards show it (marked: runs.scored_elsewhere, read by sql/08).
             # (else the benchmark's known full split, for a tree without another run of it)
             known = FULL_SPLITS.get(benchmark)
             split = full_splits.get(benchmark) or (known[0] if known else "scored")
@@ -814,5 +817,5 @@ def _attach_scored(pending: list[tuple[FileInfo, tuple[str, str, str]]],
                 run_id=run_path, benchmark=benchmark, mode=mode, split=split,
                 model=model, model_dir=model_dir, is_archived=False, archive_name=None,
                 path=run_path, real_path=os.path.realpath(disc.root / run_path),
-                expected_questions=expected_questions_for(split)))
+                expected_questions=expected_questions_for(split), scored_elsewhere=True))
         _copy_run_fields(info, run)

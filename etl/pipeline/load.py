@@ -478,6 +478,7 @@ def _run_row(run: Any) -> dict[str, Any]:
         "archive_name": run.archive_name, "path": run.path, "real_path": run.real_path,
         "n_results": 0, "expected_questions": run.expected_questions,
         "model_dir": run.model_dir, "n_files": run.n_files,
+        "scored_elsewhere": run.scored_elsewhere,
     }
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 from typing import Any
 
 from etl.scoring.base import ScoreColumns
+from etl.statuses import normalize_status
+from etl.tasks import task_group
 from etl.values import json_text, run_index_value, to_int, to_number
 
 # Keys of a scored / rescored row that scored_row maps to columns; every other key
@@ -86,6 +88,10 @@ def scored_row(obj: dict[str, Any], scorer: str, qid: str, run_index: int) -> Sc
         "task": text_or_none(obj.get("task")),
         "route": text_or_none(obj.get("route")),
         "status": text_or_none(obj.get("status")),
+        # what a results row of the question would say (a scored-only run has none):
+        # its status by the one status map, its task's group by the one task list
+        "result_status": normalize_status(obj.get("status")),
+        "task_group": task_group(text_or_none(obj.get("task"))),
         "note": text_or_none(obj.get("note")),
         "judge_subtype": text_or_none(obj.get("judge_subtype")),
         "judge_match": judge_match if isinstance(judge_match, bool) else None,

@@ -12,7 +12,10 @@ registers, see etl/scoring/base.py) and the board rules the views read from the 
 - ``score_rule``: how a board reads one of its rows (F1, or the authors' unified
   multimodal score); ``status_rule``: whether error and incomplete results score 0
   (FAILED_ZERO) or the row counts as scored (AS_SCORED, the authors' rules never read it);
-- ``paper_table_for``: the benchmark whose rows of the paper's tables it makes.
+- ``paper_table_for``: the benchmark whose rows of the paper's tables it makes;
+- ``marks_no_gold``: its rows say (route no_gold) which results have an empty gold by the
+  authors' multimodal rule, which the authors' scorer skips: a board read from the authors'
+  files leaves those questions out, as the authors' own leaderboard does.
 
 A new scorer is one module (its rules, taking and returning the types of base.py) plus one
 entry below. The dispatchers (etl/scoring/rows.py) and the views read this list;
@@ -76,6 +79,7 @@ class Scorer:
     score_rule: str = F1
     status_rule: str = FAILED_ZERO
     paper_table_for: str | None = None
+    marks_no_gold: bool = False
 
     def applies_to(self, kind: str) -> bool:
         """True when the scorer makes rows for results of this benchmark kind."""
@@ -152,7 +156,7 @@ SCORERS: tuple[Scorer, ...] = (
         "The authors' multimodal scorer (score_multimodal.py) recomputed here: its "
         "prediction, gold and set-F1 rules; questions it sends to an LLM judge have no "
         "score.",
-        benchmarks=MULTIMODAL, score_result=authors_mm.score_result),
+        benchmarks=MULTIMODAL, score_result=authors_mm.score_result, marks_no_gold=True),
     Scorer(
         "scored", "authors' multimodal scores",
         "The authors' per-question multimodal scores as written in scored.jsonl (set F1, or "
@@ -260,5 +264,6 @@ def table_rows(scorers: tuple[Scorer, ...] | None = None) -> list[dict[str, Any]
         "default_needs_rows": (s.default_rank != last_rank[s.default_for]
                                if s.default_for is not None else None),
         "score_rule": s.score_rule, "status_rule": s.status_rule,
-        "paper_table_for": s.paper_table_for, "module": s.module(),
+        "paper_table_for": s.paper_table_for, "marks_no_gold": s.marks_no_gold,
+        "module": s.module(),
     } for s in scorers]

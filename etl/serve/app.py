@@ -45,18 +45,33 @@ from etl.board_history import change_lines
 from etl.charts import comparison_chart, leaderboard_chart, shorten
 from etl.comparison import detectability
 from etl.connection import WarehouseUnavailable
-from etl.glossary import board_marks, mixed_scorers_note, scorer_description, scorer_name
+from etl.errors import LISTED_AT_MOST, UnknownName
+from etl.glossary import (
+    DEFAULT_INTERVAL,
+    NAIVE_INTERVAL,
+    board_marks,
+    interval_words,
+    mixed_scorers_note,
+    scorer_description,
+    scorer_name,
+)
 from etl.query import QueryRefused
 from etl.search import ROLES, SearchError, SearchQuery, highlight
 from etl.serve.failures import loss_table, page_failures, result_chips
 from etl.serve.gate import GateAnswer, GateLimits, SqlGate
-from etl.serve.live import LiveWarehouse, ServeWarehouse, out_of_memory_message
+from etl.serve.live import (
+    DEFAULT_BOARD,
+    LiveWarehouse,
+    ServeWarehouse,
+    out_of_memory_message,
+)
 from etl.serve.pages import (
     HOME,
     NotFound,
     Page,
     Table,
     fmt_value,
+    readable_json,
     trajectory_url,
     url,
 )
@@ -102,7 +117,9 @@ def make_env() -> Environment:
     env.filters["fmt"] = fmt_value
     env.globals.update(url=url, trajectory_url=trajectory_url, score_class=score_class,
                        highlight=highlight, has_match=has_match, scorer_name=scorer_name,
-                       answer_items=answer_items,
+                       answer_items=answer_items, readable_json=readable_json,
+                       DEFAULT_INTERVAL=DEFAULT_INTERVAL,
+                       NAIVE_INTERVAL=NAIVE_INTERVAL,
                        COLLAPSE_CHARS=COLLAPSE_CHARS, PAGE_CHARS=PAGE_CHARS)
     return env
 
@@ -186,7 +203,7 @@ def _phrase(request: Request) -> tuple[str | None, bool]:
 # -- pages -------------------------------------------------------------------------------
 def page_home(wh: ServeWarehouse, request: Request) -> Page:
     counts: dict[tuple[str, str], dict[str, Any]] = {}
-    for row in wh.memo("ranked"):
+    for row in wh.board_rows():
         board = counts.setdefault((row["benchmark"], row["mode"]), {
             "benchmark": row["benchmark"], "mode": row["mode"], "n_runs": 0,
             "max_questions": 0})
@@ -209,91 +226,105 @@ def _board_title(benchmark: str, mode: str) -> str:
     return f"{benchmark} · {mode}"
 
 
+def _known(kind: str, value: str, valid: Iterable[str], link: Callable[[str], str]) -> None:
+    """NotFound naming the closest valid values (as the command line names them,
+    etl/errors.py UnknownName) and linking each, when value is not one of valid."""
+    valid = sorted(set(valid))
+    if value not in valid:
+        error = UnknownName(kind, value, valid)
+        shown = error.suggestions or valid[:LISTED_AT_MOST]
+        raise NotFound(str(error), [(s, link(s)) for s in shown])
+
+
+def _checked_board(wh: ServeWarehouse, request: Request, benchmark: str, mode: str,
+                   scorer: str | None, route: str) -> None:
+    """NotFound with the closest names when the board (benchmark, mode, scorer) does not
+    exist; the links keep the other parameters of the request."""
+    here = dict(request.query_params)
+    boards = {(r["benchmark"], r["mode"]) for r in wh.board_rows()}
+    _known("benchmark", benchmark, {b for b, _ in boards},
+           lambda v: url(route, **{**here, "benchmark": v}))
+    _known("mode", mode, {m for b, m in boards if b == benchmark},
+           lambda v: url(route, **{**here, "mode": v}))
+    if scorer is not None:
+        _known("scorer", scorer, wh.board_scorers(benchmark, mode),
+               lambda v: url(route, **{**here, "scorer": v}))
+
+
+BOARD_HEADERS = {"rank_group": "group", "ci": DEFAULT_INTERVAL, "ci_naive": NAIVE_INTERVAL,
+                 "coverage": "present / expected", "n_questions": "questions",
+                 "default_score": "default score", "model": "model"}
+
+
+def _interval(low: Any, high: Any) -> str | None:
+    return None if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
 def page_board(wh: ServeWarehouse, request: Request) -> Page:
     benchmark, mode = _required(request, "benchmark", "mode")
     scorer = request.query_params.get("scorer") or None
     shared = request.query_params.get("shared") in ("1", "true", "on")
-    scorers = [r["scorer"] for r in wh.board("board_scorers", benchmark, mode)]
-    if scorer is not None and scorer not in scorers:
-        raise NotFound(f"no scorer {scorer!r} for {benchmark} {mode}")
-    ranked = wh.board("ranked", benchmark, mode)
-    intervals = wh.board("clustered", benchmark, mode)
-    chart = None
-    if scorer is not None:
-        scored = {r["run_id"]: r for r in wh.serve_rows(
-            "board_by_scorer", benchmark=benchmark, mode=mode, scorer=scorer, shared=shared,
-            n_runs=len(ranked))}
-        rows = [{"benchmark": benchmark, "mode": mode, "rank": None, "model": r["model"],
-                 "n_questions": scored.get(r["run_id"], {}).get("n_questions", 0),
-                 "score": scored.get(r["run_id"], {}).get("score"), "score_source": scorer,
-                 "default_score": r["score"], "default_score_source": r["score_source"],
-                 "display_name": r["display_name"], "run_id": r["run_id"]} for r in ranked]
-        rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0.0), r["run_id"]))
-        for position, row in enumerate(rows):
-            # rank() semantics: ties share the rank of the first of them.
-            same = position and rows[position - 1]["score"] == row["score"]
-            row["rank"] = rows[position - 1]["rank"] if same else position + 1
-        note = (f"Every run scored by the {scorer_name(scorer)} ({scorer})"
-                + (", on the questions every run has" if shared else "")
-                + "; no intervals or rank groups here (those are computed for each run's "
-                  "default scorer).")
-        html_columns = ["rank", "model", "score", "n_questions", "default_score", "scorer"]
-    elif shared:
-        rows = wh.board("common", benchmark, mode)
-        note = ("Only the questions every run of the board answered, so every score is over "
-                "the same questions (leaderboard_common).")
-        html_columns = ["rank", "model", "score", "n_questions", "default_score",
-                        "default_rank", "scorer"]
-    else:
-        # the default interval: clustered by patient (leaderboard_clustered); the naive one
-        # stays in the JSON as ci_naive_low / ci_naive_high
-        clustered = {r["run_id"]: r for r in intervals}
-        rows = [{**r, "ci_naive_low": r["ci_low"], "ci_naive_high": r["ci_high"],
-                 **{k: clustered.get(r["run_id"], {}).get(k) for k in (
-                     "ci_low", "ci_high", "n_clusters", "design_effect", "single_cluster")}}
-                for r in ranked]
-        note = ("Each run scored by its default scorer; 95% CI: clustered by patient "
-                "(questions about one patient are not independent). Rank group: runs not "
-                "shown to differ from their group's first run (Holm-adjusted paired sign "
-                "test); n: questions present / expected by the split.")
-        html_columns = ["rank", "rank_group", "model", "score", "ci", "coverage", "scorer",
-                        "notes"]
-        chart = Markup(leaderboard_chart(
-            rows, "board-chart", mode, board_marks(rows),
-            link=lambda r: url("/questions", run=r["run_id"])))
-    if not rows:
-        raise NotFound(f"no leaderboard for {benchmark} {mode}")
-    marks = board_marks(ranked)
-    heat = url("/heatmap", benchmark=benchmark, mode=mode)
+    _checked_board(wh, request, benchmark, mode, scorer, "/board")
+    rows = wh.board_rows(benchmark, mode, scorer, shared)
+    defaults = {r["run_id"]: r for r in wh.board_rows(benchmark, mode)}
+    for row in rows:
+        row["default_score"] = defaults.get(row["run_id"], {}).get("score")
+    marks = board_marks(rows)
+    missing = sorted(set(defaults) - {r["run_id"] for r in rows})
+    said = ("each run by its default scorer" if scorer is None
+            else f"every run by the {scorer_name(scorer)} ({scorer})")
+    note = (f"Scored {said}"
+            + ("; only the questions every run of this board has, so every score is over "
+               "the same questions" if shared else "")
+            + ". Rank group: runs not shown to differ from their group's first run "
+              "(Holm-adjusted paired sign test; made for the default board over all "
+              "questions only). Questions: n behind the score; present / expected: the "
+              "run's questions against its split's.")
+    if missing:
+        note += (f" Not on this board ({len(missing)}): "
+                 + ", ".join(defaults[r]["display_name"] for r in missing)
+                 + " (no rows of this scorer).")
+    chart = Markup(leaderboard_chart(
+        rows, "board-chart", mode, marks, link=lambda r: url("/questions", run=r["run_id"])))
+    heat = url("/heatmap", benchmark=benchmark, mode=mode, scorer=scorer,
+               shared="1" if shared else None)
     table = Table.of(rows, model=lambda r: url("/questions", run=r["run_id"]),
                      run_id=lambda r: url("/questions", run=r["run_id"]))
     table.note = note
-    table.html_columns = html_columns
-    table.headers = {"rank_group": "group", "ci": "95% CI", "coverage": "n / expected",
-                     "n_questions": "questions", "default_score": "default score",
-                     "default_rank": "default rank", "model": "model"}
+    table.html_columns = ["rank", "rank_group", "model", "score", "ci", "ci_naive",
+                          "n_questions", "coverage", "scorer", "notes"]
+    if scorer is not None or shared:
+        table.html_columns.insert(4, "default_score")
+    table.headers = BOARD_HEADERS
     table.display = {
         "model": lambda r: r.get("display_name") or r["model"],
-        "ci": lambda r: (None if r.get("ci_low") is None else
-                         f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"),
+        "ci": lambda r: _interval(r.get("ci_low"), r.get("ci_high")),
+        "ci_naive": lambda r: _interval(r.get("ci_naive_low"), r.get("ci_naive_high")),
         "coverage": lambda r: f"{r.get('present')} / {r.get('expected')}",
-        "scorer": lambda r: scorer_name(r.get("score_source")),
+        "scorer": lambda r: scorer_name(r.get("scorer")),
         "notes": lambda r: "; ".join(marks.get(r["run_id"], [])) or None,
     }
+    groups = wh.board_cells(benchmark, mode, "group", scorer, shared)
+    group_table = Table.of(groups, model=lambda r: url("/questions", run=r["run_id"]))
+    group_table.html_columns = ["task_group", "rank", "model", "score", "ci", "ci_naive",
+                                "n_questions"]
+    group_table.headers = BOARD_HEADERS
+    group_table.display = {k: table.display[k] for k in ("model", "ci", "ci_naive")}
     title = _board_title(benchmark, mode)
     return Page("board.html", title, [HOME, (title, url("/board", benchmark=benchmark,
                                                         mode=mode))],
-                {"board": table},
+                {"board": table, "groups": group_table},
                 {"benchmark": benchmark, "mode": mode, "scorer": scorer, "shared": shared,
-                 "scorers": [(s, scorer_name(s)) for s in scorers], "heatmap_url": heat,
-                 "chart": chart, "mixed": mixed_scorers_note(ranked),
-                 "scorer_words": sorted({(r["score_source"], scorer_name(r["score_source"]),
-                                          scorer_description(r["score_source"]))
-                                         for r in rows if r.get("score_source")}),
+                 "scorers": [(s, scorer_name(s)) for s in wh.board_scorers(benchmark, mode)],
+                 "heatmap_url": heat, "chart": chart, "mixed": mixed_scorers_note(rows),
+                 "scorer_words": sorted({(r["scorer"], scorer_name(r["scorer"]),
+                                          scorer_description(r["scorer"]))
+                                         for r in rows if r.get("scorer")}),
+                 "interval_words": interval_words(rows),
                  "search_url": url("/search", benchmark=benchmark, mode=mode),
-                 "runs": [(r["run_id"], r.get("display_name") or r["model"]) for r in ranked],
-                 "intervals": intervals},
-                {"intervals": intervals})
+                 "runs": [(r, defaults[r]["display_name"]) for r in defaults]},
+                {"board_scorer": scorer or DEFAULT_BOARD,
+                 "question_set": "shared" if shared else "all"})
 
 
 HEAT_TASK_CHARS = 18  # longer task names are shortened in the heat map's headers
@@ -301,12 +332,16 @@ HEAT_TASK_CHARS = 18  # longer task names are shortened in the heat map's header
 
 def page_heatmap(wh: ServeWarehouse, request: Request) -> Page:
     benchmark, mode = _required(request, "benchmark", "mode")
-    cells = wh.board("by_task", benchmark, mode)
+    scorer = request.query_params.get("scorer") or None
+    shared = request.query_params.get("shared") in ("1", "true", "on")
+    _checked_board(wh, request, benchmark, mode, scorer, "/heatmap")
+    cells = wh.board_cells(benchmark, mode, "task", scorer, shared)
     if not cells:
-        raise NotFound(f"no leaderboard for {benchmark} {mode}")
+        raise NotFound(f"no task scores for {benchmark} {mode}")
     # Columns by task group, then task; rows in board order (best first).
     tasks = sorted({(c["task_group"] or "", c["task"] or "") for c in cells})
-    order = {r["run_id"]: i for i, r in enumerate(wh.board("ranked", benchmark, mode))}
+    order = {r["run_id"]: i for i, r in enumerate(wh.board_rows(benchmark, mode, scorer,
+                                                                shared))}
     runs: dict[str, str] = {}
     grid: dict[tuple[str, str], dict[str, Any]] = {}
     for cell in cells:
@@ -328,20 +363,27 @@ def page_heatmap(wh: ServeWarehouse, request: Request) -> Page:
         for column in columns:
             cell = grid.get((run_id, column["task"]))
             score = cell["score"] if cell else None
+            interval = (_interval(cell["ci_low"], cell["ci_high"]) if cell else None)
             row.append({**column, "cell": cell,
                         "value": "" if score is None else f"{round(score * 100):d}",
                         "title": (f"{name} · {column['group']} / {column['task']}: "
-                                  + (f"{score:.3f} over {cell['n_questions']} questions"
+                                  + (f"{score:.3f} over {cell['n_questions']} questions, "
+                                     f"{DEFAULT_INTERVAL} "
+                                     f"{interval or 'none (one patient)'}"
                                      if cell else "no questions"))})
         matrix.append((run_id, name, row))
     title = _board_title(benchmark, mode)
-    return Page("heatmap.html", f"Model × task: {title}",
+    said = "" if scorer is None else f" by the {scorer_name(scorer)} ({scorer})"
+    return Page("heatmap.html", f"Model × task: {title}{said}",
                 [HOME, (title, url("/board", benchmark=benchmark, mode=mode)),
                  ("Model × task", url("/heatmap", benchmark=benchmark, mode=mode))],
                 {"cells": Table.of(cells, run_id=lambda r: url("/questions", run=r["run_id"],
                                                                 task=r["task"]))},
                 {"columns": columns, "groups": groups, "matrix": matrix,
-                 "board_url": url("/board", benchmark=benchmark, mode=mode)})
+                 "board_url": url("/board", benchmark=benchmark, mode=mode, scorer=scorer,
+                                  shared="1" if shared else None)},
+                {"board_scorer": scorer or DEFAULT_BOARD,
+                 "question_set": "shared" if shared else "all"})
 
 
 def _run_crumbs(run: dict[str, Any]) -> list[tuple[str, str]]:
@@ -363,8 +405,9 @@ def _run(wh: ServeWarehouse, run_id: str) -> dict[str, Any]:
     if not rows:
         raise NotFound(f"no run {run_id!r}")
     run = rows[0]
-    board = [r for r in wh.memo("ranked") if r["run_id"] == run_id]
-    for name in ("score", "ci_low", "ci_high", "score_source", "rank", "rank_group"):
+    board = [r for r in wh.board_rows() if r["run_id"] == run_id]
+    for name in ("score", "ci_low", "ci_high", "ci_naive_low", "ci_naive_high", "scorer",
+                 "rank", "rank_group", "n_questions", "scored_elsewhere", "score_file"):
         run[name] = board[0][name] if board else None
     return run
 
@@ -372,29 +415,47 @@ def _run(wh: ServeWarehouse, run_id: str) -> dict[str, Any]:
 def page_questions(wh: ServeWarehouse, request: Request) -> Page:
     (run_id,) = _required(request, "run")
     task = request.query_params.get("task") or None
+    _known("run", run_id, [r["run_id"] for r in wh.memo("coverage")],
+           lambda v: url("/questions", run=v, task=task))
     run = _run(wh, run_id)
-    rows = wh.serve_rows("run_questions", run=run_id, task=task, scorer=run["score_source"])
+    rows = wh.serve_rows("run_questions", run=run_id, task=task, scorer=run["scorer"])
+    if task is not None and not rows:
+        every = {r["task"] for r in wh.serve_rows("run_questions", run=run_id, task=None,
+                                                  scorer=run["scorer"]) if r["task"]}
+        _known("task", task, every, lambda v: url("/questions", run=run_id, task=v))
     crumbs = _run_crumbs(run)
     if task:
         crumbs.append((task, url("/questions", run=run_id, task=task)))
     bench = run["benchmark"]
     table = Table.of(
         rows, qid=lambda r: url("/question", benchmark=bench, qid=r["qid"]),
-        prediction=lambda r: trajectory_url(run_id, r["qid"], r["first_run_index"]))
+        prediction=lambda r: (trajectory_url(run_id, r["qid"], r["first_run_index"])
+                              if r["has_result"] else None))
     table.html_columns = ["qid", "task", "score", "status", "prediction", "gold", "n_runs",
                           "n_tool_calls"]
     table.headers = {"n_runs": "attempts", "n_tool_calls": "tool calls",
                      "prediction": "answer (first attempt)"}
+    if run.get("scored_elsewhere"):
+        table.note = ("Scored elsewhere: this run has no results in this tree, only the "
+                      "scores its authors' scorer wrote, one row per question (the answer "
+                      "is the scorer's reading of it; there is no trajectory to open).")
     return Page("questions.html", f"{run.get('display_name') or run_id}"
                 + (f" · {task}" if task else ""), crumbs, {"questions": table},
-                {"run": run, "task": task})
+                {"run": run, "task": task,
+                 "score_file_url": (url("/file", path=run["score_file"])
+                                    if run.get("score_file") else None)})
 
 
 def page_question(wh: ServeWarehouse, request: Request) -> Page:
-    benchmark, qid = _required(request, "benchmark", "qid")
+    (qid,) = _required(request, "qid")
+    benchmark = request.query_params.get("benchmark") or None
     info = wh.serve_rows("question", benchmark=benchmark, qid=qid)
     if not info:
-        raise NotFound(f"no question {qid!r} in {benchmark}")
+        benchmarks = {r["benchmark"] for r in wh.memo("coverage") if r["benchmark"]}
+        if benchmark is not None:
+            _known("benchmark", benchmark, benchmarks,
+                   lambda v: url("/question", benchmark=v, qid=qid))
+        raise NotFound(f"no question {qid!r}" + (f" in {benchmark}" if benchmark else ""))
     answers = wh.serve_rows("question_answers", benchmark=benchmark, qid=qid)
     archived = wh.serve_rows("question_archived", benchmark=benchmark, qid=qid)
     superseded = {r["archived_run_id"]: r for r in wh.memo("lineage")}
@@ -412,8 +473,10 @@ def page_question(wh: ServeWarehouse, request: Request) -> Page:
         display_name=lambda r: url("/questions", run=r["run_id"], task=first["task"]),
         diff=lambda r: (url("/diff", qid=qid, a=pair[0], b=r["run_id"], ib=r["run_index"])
                         if pair and r["run_id"] != pair[0] else None))
-    answers_table.html_columns = ["display_name", "mode", "run_index", "score", "status",
-                                  "prediction_source", "prediction", "error_class", "diff"]
+    # the split beside the model: a smoke run's answer is not the full run's
+    answers_table.html_columns = ["display_name", "mode", "split", "run_index", "score",
+                                  "status", "prediction_source", "prediction", "error_class",
+                                  "diff"]
     answers_table.headers = {"display_name": "model", "run_index": "attempt",
                              "prediction_source": "answer from", "prediction": "answer",
                              "error_class": "error", "diff": "beside the first"}
@@ -421,22 +484,54 @@ def page_question(wh: ServeWarehouse, request: Request) -> Page:
                              else None,
                              "error_class": lambda r: (None if r["error_class"] == "none"
                                                        else r["error_class"])}
+    archived_table = Table.of(
+        archived,
+        prediction=lambda r: trajectory_url(r["run_id"], qid, r["run_index"]),
+        archive_name=lambda r: url("/lineage/diff", archived=r["run_id"]),
+        superseded_by_run_id=lambda r: (url("/questions", run=r["superseded_by_run_id"])
+                                        if r["superseded_by_run_id"] else None))
+    archived_table.html_columns = ["archive_name", "model", "mode", "split", "run_index",
+                                   "status", "lineage_f1", "prediction",
+                                   "superseded_by_run_id", "reason"]
+    archived_table.headers = {"archive_name": "archive", "run_index": "attempt",
+                              "lineage_f1": "set F1", "prediction": "answer",
+                              "superseded_by_run_id": "superseded by"}
+    here = url("/question", benchmark=benchmark, qid=qid)
     return Page("question.html", f"Question {qid}",
-                crumbs + [(f"Question {qid}", url("/question", benchmark=benchmark,
-                                                  qid=qid))],
-                {"answers": answers_table,
-                 "archived": Table.of(
-                     archived,
-                     prediction=lambda r: trajectory_url(r["run_id"], qid, r["run_index"]),
-                     run_id=lambda r: url("/lineage/diff", archived=r["run_id"]))},
+                crumbs + [(f"Question {qid}", here)],
+                {"answers": answers_table, "archived": archived_table},
                 {"info": first, "benchmark": benchmark, "qid": qid, "answers": answers,
                  "pair": pair},
                 {"question": first})
 
 
-def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
+def _attempt(wh: ServeWarehouse, request: Request, route: str) -> tuple[str, str, int]:
+    """(run, qid, run_index) a trajectory-like page shows: the attempt ?index= names, the
+    first attempt without one (or for index 0, which attempts never are: they start at 1,
+    and older links said 0). NotFound with the closest names for an unknown run or qid."""
     run_id, qid = _required(request, "run", "qid")
-    run_index = _int(request, "index", 0)
+    wanted = _int(request, "index", None)
+    attempts = [r["run_index"] for r in wh.serve_rows("attempts", run=run_id, qid=qid)]
+    if not attempts:
+        here = dict(request.query_params)
+        _known("run", run_id, [r["run_id"] for r in wh.memo("coverage")],
+               lambda v: url(route, **{**here, "run": v}))
+        qids = [r["qid"] for r in wh.serve_rows("run_questions", run=run_id, task=None,
+                                               scorer=None)]
+        _known("question", qid, qids, lambda v: url(route, run=run_id, qid=v))
+        raise NotFound(f"question {qid!r} of run {run_id!r} has no result to show")
+    if wanted is None or (wanted == 0 and 0 not in attempts):
+        return run_id, qid, attempts[0]
+    if wanted not in attempts:
+        raise NotFound(f"question {qid!r} of run {run_id!r} has no attempt {wanted}; its "
+                       f"attempts: {', '.join(map(str, attempts))}",
+                       [(f"attempt {a}", url(route, **{**dict(request.query_params),
+                                                        "index": a})) for a in attempts])
+    return run_id, qid, wanted
+
+
+def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
+    run_id, qid, run_index = _attempt(wh, request, "/trajectory")
     key = {"run": run_id, "qid": qid, "run_index": run_index}
     result = wh.serve_rows("trajectory_result", chars=PAGE_CHARS, **key)
     if not result:
@@ -479,6 +574,10 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
         score["name"] = scorer_name(score["scorer"])
         score["what"] = scorer_description(score["scorer"])
         score["leaderboard"] = score["scorer"] == rec["score_source"]
+    # JSON arguments whose printable characters were written as escapes (\u68c0) are
+    # shown as the characters (escapes.py); the JSON and CSV keep them as written
+    for call in calls:
+        call["shown_arguments"] = readable_json(call["arguments"])
     scores_table = Table.of(scores)
     scores_table.html_columns = ["leaderboard", "name", "f1", "precision", "recall",
                                  "exact_match", "n_pred", "n_gold", "value", "raw_value", "what"]
@@ -498,8 +597,7 @@ def page_trajectory(wh: ServeWarehouse, request: Request) -> Page:
 
 
 def page_message(wh: ServeWarehouse, request: Request) -> Page:
-    run_id, qid = _required(request, "run", "qid")
-    run_index = _int(request, "index", 0)
+    run_id, qid, run_index = _attempt(wh, request, "/message")
     msg_idx = _int(request, "msg", 0)
     page = max(0, _int(request, "page", 0) or 0)
     fld = "reasoning" if request.query_params.get("field") == "reasoning" else "content"
@@ -548,7 +646,7 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
                                "mode_b": mode_b, "only": only, "error": None,
                                "candidates": [], "summary": None, "chart": None,
                                "filters": [], "boards": sorted({(r["benchmark"], r["mode"])
-                                                                for r in wh.memo("ranked")})}
+                                                                for r in wh.board_rows()})}
     tables: dict[str, Table] = {}
     data: dict[str, Any] = {}
     status = 200
@@ -566,7 +664,7 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
                 wh.resolve_run(a, benchmark, mode)
             except WarehouseError:
                 side = "a"
-            boards = {r["run_id"]: r for r in wh.memo("ranked")}
+            boards = {r["run_id"]: r for r in wh.board_rows()}
             context["candidates"] = [
                 (c, url("/compare", **{**here, side: c, "only": only,
                                        "benchmark": boards.get(c, {}).get("benchmark"),
@@ -593,22 +691,27 @@ def page_compare(wh: ServeWarehouse, request: Request) -> Page:
             if groups:
                 context["chart"] = Markup(comparison_chart(groups, "compare-chart", name_a,
                                                            name_b))
+            # a scored-only run has no results here: no trajectory to open
+            elsewhere = {r["run_id"] for r in wh.board_rows() if r["scored_elsewhere"]}
+            has_a = comparison.run_a not in elsewhere
+            has_b = comparison.run_b not in elsewhere
             table = Table.of(
                 rows, qid=lambda r: url("/question", benchmark=bench, qid=r["qid"]),
                 prediction_a=lambda r: (trajectory_url(comparison.run_a, r["qid"])
-                                        if r["outcome"] != "only_b" else None),
+                                        if has_a and r["outcome"] != "only_b" else None),
                 prediction_b=lambda r: (trajectory_url(comparison.run_b, r["qid"])
-                                        if r["outcome"] != "only_a" else None),
+                                        if has_b and r["outcome"] != "only_a" else None),
                 steps=lambda r: (url("/diff", qid=r["qid"], a=comparison.run_a,
                                      b=comparison.run_b)
-                                 if r["outcome"] not in ("only_a", "only_b") else None))
+                                 if has_a and has_b and r["outcome"] not in ("only_a", "only_b")
+                                 else None))
             table.html_columns = ["qid", "task", "score_a", "score_b", "outcome",
                                   "prediction_a", "prediction_b", "gold", "steps"]
             table.headers = {"score_a": "score A", "score_b": "score B",
                              "prediction_a": "answer A", "prediction_b": "answer B",
                              "steps": "trajectories"}
-            table.display = {"steps": lambda r: ("side by side"
-                                                 if r["outcome"] not in ("only_a", "only_b")
+            table.display = {"steps": lambda r: ("side by side" if has_a and has_b
+                                                 and r["outcome"] not in ("only_a", "only_b")
                                                  else None)}
             tables["questions"] = table
             tables["losses"] = loss_table(wh, comparison.run_a, comparison.run_b)
@@ -638,7 +741,7 @@ def page_search(wh: ServeWarehouse, request: Request) -> Page:
                                "roles": ROLES, "hits": [], "error": None, "more": False,
                                "start": start, "searched": False, "n_runs": 0,
                                "boards": sorted({(r["benchmark"], r["mode"])
-                                                 for r in wh.memo("ranked")})}
+                                                 for r in wh.board_rows()})}
     tables: dict[str, Table] = {}
     status = 200
     if q:
@@ -652,6 +755,9 @@ def page_search(wh: ServeWarehouse, request: Request) -> Page:
         else:
             for hit in result.hits:
                 hit["href"] = hit_url(hit, q, case)
+                if hit["field"] == "arguments":  # pieces of JSON text: shown unescaped
+                    for piece in ("before", "matched", "after"):
+                        hit[f"shown_{piece}"] = readable_json(hit[piece], piece=True)
             here = {"q": q, "case": "1" if case else None,
                     "archived": "1" if archived else None, **filters}
             table = Table.of(result.hits)
@@ -798,6 +904,34 @@ def page_rejects(wh: ServeWarehouse, request: Request) -> Page:
                  if more else None})
 
 
+def page_file(wh: ServeWarehouse, request: Request) -> Page:
+    (path,) = _required(request, "path")
+    found = wh.serve_rows("file", path=path)
+    if not found:
+        _known("file", path, [r["path"] for r in wh.memo("reject_files")],
+               lambda v: url("/file", path=v))
+        raise NotFound(f"no file {path!r} in this warehouse")
+    info = found[0]
+    rows = wh.serve_rows("file_rows", path=path)
+    run_id = info["run_id"]
+    table = Table.of(
+        rows,
+        qid=lambda r: (trajectory_url(run_id, r["qid"], r["run_index"]) if r["has_result"]
+                       else None))
+    table.html_columns = ["line_no", "row_kind", "qid", "run_index", "task", "status",
+                          "scorer", "route", "f1"]
+    table.headers = {"line_no": "line", "row_kind": "row", "run_index": "attempt"}
+    facts = Table.of([info], run_id=lambda r: url("/questions", run=r["run_id"])
+                     if r["run_id"] else None,
+                     n_rejected=lambda r: url("/rejects", path=r["path"]))
+    return Page("table.html", f"File {path}",
+                [HOME, ("Rejects and coverage", "/rejects"), (path, url("/file", path=path))],
+                {"file": facts, "rows": table},
+                {"intro": "What the ingest made of this file: its kind, size and lines, "
+                          "and the rows it gave (results, and the score rows read from "
+                          "it), line by line; the rejected lines are on its rejects page."})
+
+
 def sql_page(sql: str, answer: GateAnswer | None, note: str | None = None) -> Page:
     """The SQL page: the box holding sql, and the results of running it (answer; None: not
     run, e.g. a GET, which only fills the box)."""
@@ -923,9 +1057,11 @@ def render(env: Environment, page: Page, request: Request) -> Response:
     return HTMLResponse(html, status_code=page.status)
 
 
-def error_page(status: int, title: str, message: str) -> Page:
-    return Page("error.html", title, [HOME], {}, {"message": message}, {"error": message},
-                status)
+def error_page(status: int, title: str, message: str,
+               links: list[tuple[str, str]] | None = None) -> Page:
+    """A page saying what went wrong; links: the pages the request may have meant."""
+    return Page("error.html", title, [HOME], {}, {"message": message, "links": links or []},
+                {"error": message, "suggestions": [href for _, href in links or []]}, status)
 
 
 def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
@@ -949,7 +1085,7 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
                 with live.use() as wh:
                     page = handler(wh, request)
             except NotFound as missing:
-                page = error_page(404, "Not found", str(missing))
+                page = error_page(404, "Not found", str(missing), missing.links)
             except BadRequest as bad:
                 page = error_page(400, "Bad request", str(bad))
             except duckdb.OutOfMemoryException as error:
@@ -1043,6 +1179,7 @@ def create_app(db_path: str | Path, resources: dict[str, Any] | None = None,
         Route("/lineage", endpoint(page_lineage)),
         Route("/lineage/diff", endpoint(page_lineage_diff)),
         Route("/rejects", endpoint(page_rejects)),
+        Route("/file", endpoint(page_file)),
         Route("/sql", sql_endpoint, methods=["GET", "POST"]),
         Route("/paper", endpoint(page_paper)),
         Route("/failures", endpoint(page_failures)),

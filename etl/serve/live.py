@@ -23,8 +23,9 @@ def file_identity(path: Path) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-MEMOS = ("ranked", "common", "by_task", "lineage", "archive_diff", "board_scorers", "coverage",
-         "reject_files", "clustered", "changes")
+MEMOS = ("board_scorers", "lineage", "archive_diff", "coverage", "reject_files", "changes")
+# The board a page shows when it names no scorer: each run by its own default scorer.
+DEFAULT_BOARD = "default"
 
 
 def out_of_memory_message(error: BaseException, resources: dict[str, Any] | None) -> str:
@@ -38,8 +39,8 @@ def out_of_memory_message(error: BaseException, resources: dict[str, Any] | None
 class ServeWarehouse(Warehouse):
     """The read-only Warehouse with the explorer's queries (sql/queries/serve_*.sql).
 
-    The board-wide views (leaderboard_ranked, leaderboard_common, leaderboard_by_task,
-    archive_lineage, archive_diff, coverage, ...) take seconds at bench scale and do not
+    The board-wide views (board_rows, board_cells, archive_lineage, archive_diff, coverage,
+    ...) take seconds at bench scale and do not
     depend on the request, so each is computed once per open file (serve_memo_*.sql) and
     filtered here;
     the per-result and per-question scores that per-request queries join are materialized
@@ -65,21 +66,56 @@ class ServeWarehouse(Warehouse):
             self._memo[name] = self.arrow(query_text(f"serve_memo_{name}")).to_pylist()
         return self._memo[name]
 
+    def board_memo(self, kind: str, board: str) -> list[dict[str, Any]]:
+        """Every row of sql/queries/serve_board_<kind>.sql (rows, cells) for one board scorer,
+        computed on first use: each scorer's boards cost about a second at bench scale, so
+        they are computed when a page first asks for them, not all at once."""
+        key = f"board_{kind}:{board}"
+        if key not in self._memo:
+            self._memo[key] = self.arrow(query_text(f"serve_board_{kind}"),
+                                         {"board": board}).to_pylist()
+        return self._memo[key]
+
     def warm(self) -> None:
-        """Compute every memo now (before the first request rather than during it)."""
+        """Compute every memo now (before the first request rather than during it): the
+        default boards, and the memos of the other pages."""
         for name in MEMOS:
             self.memo(name)
+        self.board_memo("rows", DEFAULT_BOARD)
+        self.board_memo("cells", DEFAULT_BOARD)
 
     def board(self, name: str, benchmark: str, mode: str) -> list[dict[str, Any]]:
-        """The rows of one board (benchmark, mode) of a memo."""
+        """The rows of one board (benchmark, mode) of a memo (the failure views')."""
         return [r for r in self.memo(name) if r["benchmark"] == benchmark and r["mode"] == mode]
+
+    def board_rows(self, benchmark: str | None = None, mode: str | None = None,
+                   scorer: str | None = None, shared: bool = False) -> list[dict[str, Any]]:
+        """The rows of board_rows of one board: benchmark and mode (None: every one), scored
+        by `scorer` (None: each run's default), over all or only the shared questions."""
+        questions = "shared" if shared else "all"
+        return [r for r in self.board_memo("rows", scorer or DEFAULT_BOARD)
+                if benchmark in (None, r["benchmark"]) and mode in (None, r["mode"])
+                and r["question_set"] == questions]
+
+    def board_cells(self, benchmark: str, mode: str, level: str, scorer: str | None = None,
+                    shared: bool = False) -> list[dict[str, Any]]:
+        """The group or task cells (level) of board_cells of one board."""
+        questions = "shared" if shared else "all"
+        return [r for r in self.board_memo("cells", scorer or DEFAULT_BOARD)
+                if r["benchmark"] == benchmark and r["mode"] == mode and r["level"] == level
+                and r["question_set"] == questions]
+
+    def board_scorers(self, benchmark: str, mode: str) -> list[str]:
+        """The scorers a board can be shown with besides each run's default."""
+        return sorted(r["scorer"] for r in self.memo("board_scorers")
+                      if r["benchmark"] == benchmark and r["mode"] == mode)
 
     def resolve_run(self, name: str, benchmark: str | None = None, mode: str | None = None
                     ) -> str:
         # A leaderboard run id names itself; anything else (a model name or alias) goes
         # through the API's resolution.
         if any(r["run_id"] == name and benchmark in (None, r["benchmark"])
-               and mode in (None, r["mode"]) for r in self.memo("ranked")):
+               and mode in (None, r["mode"]) for r in self.board_rows()):
             return name
         return super().resolve_run(name, benchmark, mode)
 

@@ -4,7 +4,9 @@ importing each other."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +29,8 @@ def url(route: str, **params: Any) -> str:
     return route + ("?" + urlencode(kept) if kept else "")
 
 
-def trajectory_url(run_id: str, qid: str, run_index: int | None = 0) -> str:
+def trajectory_url(run_id: str, qid: str, run_index: int | None = None) -> str:
+    """The trajectory of one attempt (run_index; None: the question's first attempt)."""
     return url("/trajectory", run=run_id, qid=qid, index=run_index)
 
 
@@ -56,7 +59,7 @@ NAME_COLUMNS = frozenset({
     "prediction_source_b", "severity", "archived_status", "current_status", "stop_reason",
     "route", "field", "kind", "mode_source", "model_source", "model_alias", "archive_name"})
 # Computed columns whose text is numbers ("[0.495, 0.680]", "90 / 1800"): one line too.
-NUMBER_COLUMNS = frozenset({"ci", "coverage"})
+NUMBER_COLUMNS = frozenset({"ci", "ci_naive", "coverage", "agentic", "oneshot", "delta"})
 ID_CHARS = 32
 
 
@@ -68,6 +71,8 @@ def cell_of(column: str, value: Any, href: str | None = None) -> Cell:
         return Cell("yes" if value else "no", None, href, "name")
     if isinstance(value, int | float):
         return Cell(fmt_value(value), None, href, "num")
+    if isinstance(value, list | dict):  # a list of answer items, as JSON text
+        return Cell(json.dumps(value, ensure_ascii=False), None, href, "text")
     text = str(value)
     if column in ID_COLUMNS:
         short = shorten(text, ID_CHARS)
@@ -153,7 +158,46 @@ class Page:
 
 
 class NotFound(Exception):
-    """The page names something the warehouse does not hold."""
+    """The page names something the warehouse does not hold. links: (label, URL) of the
+    pages it may have meant (the closest names, as the command line suggests them)."""
+
+    def __init__(self, message: str, links: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.links = links or []
+
+
+# A \uXXXX escape of a JSON string (a surrogate pair as one), not itself escaped (an even
+# number of backslashes before it).
+_JSON_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})"
+                          r"|(?<!\\)((?:\\\\)*)\\u([0-9a-f]{4})", re.IGNORECASE)
+
+
+def readable_json(text: str | None, piece: bool = False) -> str | None:
+    """JSON text as a reader wants it: every \\uXXXX escape of a printable character (the
+    writers' json.dumps escapes everything outside ASCII: \\u68c0\\u67e5 \\u2713) shown as
+    the character; escapes of control, quote, backslash and line-separator characters, and
+    any text that is not JSON, left as written. piece: the text is a piece cut from JSON (a
+    search match and what surrounds it), taken as JSON without parsing it."""
+    if not text or "\\u" not in text:
+        return text
+    if not piece:
+        try:
+            json.loads(text)
+        except ValueError:
+            return text
+
+    def character(match: re.Match[str]) -> str:
+        if match.group(2) is not None:
+            high, low = int(match.group(2), 16), int(match.group(3), 16)
+            char = chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+            lead = match.group(1)
+        else:
+            char, lead = chr(int(match.group(5), 16)), match.group(4)
+        if not char.isprintable() or char in "\"\\" or 0xD800 <= ord(char) <= 0xDFFF:
+            return match.group(0)
+        return lead + char
+
+    return _JSON_ESCAPE.sub(character, text)
 
 
 def fmt_value(value: Any) -> str:

@@ -1,18 +1,20 @@
 """The explorer's paper page (/paper): the paper's tables as the authors' analysis chain makes
 them (views paper_table and paper_mode_delta, sql/82_paper.sql), one table per benchmark,
-the agentic and one-shot cells side by side with their delta. Rows come from the memo
-sql/queries/serve_memo_paper.sql, which etl report reads too."""
+drawn as the report draws them (etl/charts.py paper_cells: model, level, cell, n, the
+agentic and one-shot cells and their delta in percent with their intervals). Rows come from
+the memo sql/queries/serve_memo_paper.sql, which etl report reads too; the JSON and CSV hold
+every column of every row."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 
+from etl.charts import PAPER_HEADERS, paper_cells
 from etl.serve.live import ServeWarehouse
 from etl.serve.pages import HOME, NotFound, Page, Table, url
 
-COLUMNS = ["display_name", "level", "name", "agentic_n", "agentic_score", "agentic_ci_low",
-           "agentic_ci_high", "oneshot_n", "oneshot_score", "oneshot_ci_low",
-           "oneshot_ci_high", "delta", "delta_ci_low", "delta_ci_high", "delta_n", "scorer"]
+# The drawn columns, each a cell of paper_cells (the JSON and CSV keep the memo's columns).
+DRAWN = ("model", "level", "cell", "n", "agentic", "oneshot", "delta")
 
 
 def page_paper(wh: ServeWarehouse, request: Request) -> Page:
@@ -23,12 +25,18 @@ def page_paper(wh: ServeWarehouse, request: Request) -> Page:
             if (every or r["in_paper_table"]) and wanted in (None, r["benchmark"])]
     benchmarks = sorted({r["benchmark"] for r in wh.memo("paper")})
     if wanted is not None and wanted not in benchmarks:
-        raise NotFound(f"no paper table for {wanted}")
+        raise NotFound(f"no paper table for {wanted}",
+                       [(b, url("/paper", benchmark=b, all="1" if every else None))
+                        for b in benchmarks])
     tables = {}
     for benchmark in sorted({r["benchmark"] for r in rows}):
-        table = Table.of([r for r in rows if r["benchmark"] == benchmark], COLUMNS,
-                         display_name=lambda r: url("/paper", benchmark=r["benchmark"], all=1))
+        table = Table.of([r for r in rows if r["benchmark"] == benchmark],
+                         model=lambda r: url("/paper", benchmark=r["benchmark"], all=1))
         table.html_rows = None
+        table.html_columns = list(DRAWN)
+        table.headers = dict(zip(DRAWN, PAPER_HEADERS, strict=True))
+        table.display = {column: (lambda r, i=i: paper_cells(r)[i])
+                         for i, column in enumerate(DRAWN)}
         tables[benchmark] = table
     return Page("paper.html", "The paper's tables",
                 [HOME, ("Paper tables", url("/paper"))], tables,

@@ -1,5 +1,6 @@
 -- Per-question comparison of two leaderboard runs ($run_a, $run_b): every question either
--- answered, with the gold, both predictions as their scorers read them (first run_index),
+-- answered, with the gold and both predictions as their scorers read them (first run_index;
+-- lists of items, as results() gives gold and prediction_items),
 -- both scores and the outcome,
 -- and each side's prediction source under its run's default scorer (first run_index; the
 -- authors' text scorer's finish_tool_call / no_prediction / ..., the mm scorer's note).
@@ -18,7 +19,7 @@ first_results AS (
     SELECT
         run_id, qid,
         arg_min(gold, run_index) AS gold,
-        arg_min(prediction, run_index) AS prediction,
+        arg_min(prediction_items, run_index) AS prediction_items,
         arg_min(status, run_index) AS status
     FROM results
     WHERE run_id BETWEEN least($run_a, $run_b) AND greatest($run_a, $run_b)
@@ -49,9 +50,13 @@ SELECT
     coalesce(a.qid, b.qid) AS qid,
     coalesce(a.task_group, b.task_group) AS task_group,
     coalesce(a.task, b.task) AS task,
-    coalesce(ra.gold, rb.gold) AS gold,
-    coalesce(sa.scored_prediction, ra.prediction) AS prediction_a,
-    coalesce(sb.scored_prediction, rb.prediction) AS prediction_b,
+    -- lists, as results() gives them: the gold items and each side's answer items as its
+    -- scorer read them (the normalized items where the scorer keeps none)
+    from_json(coalesce(ra.gold, rb.gold), '["VARCHAR"]') AS gold,
+    from_json(coalesce(sa.scored_prediction, ra.prediction_items), '["VARCHAR"]')
+        AS prediction_a,
+    from_json(coalesce(sb.scored_prediction, rb.prediction_items), '["VARCHAR"]')
+        AS prediction_b,
     a.score AS score_a,
     b.score AS score_b,
     a.score - b.score AS diff,

@@ -1,13 +1,12 @@
--- etl report: the leaderboards, one row per run of each board. The whisker is the interval
--- clustered by patient (leaderboard_clustered); the leaderboard's normal interval goes into
--- the tooltip as ci_naive_*.
+-- etl report: the leaderboards, one row per run of each board (board_rows of the default
+-- board over all questions: n, score, both intervals, rank, rank group, coverage and the
+-- marks' columns). The whisker is the default interval (clustered by patient); the naive one
+-- goes into the tooltip.
 SELECT
-    r.benchmark, r.mode, r.model, coalesce(r.display_name, r.model) AS display_name,
-    r.n_questions, r.score, c.ci_low, c.ci_high, r.ci_low AS ci_naive_low,
-    r.ci_high AS ci_naive_high, c.n_clusters, c.design_effect, c.single_cluster, r.rank,
-    r.split, r.rank_group, r.present, r.expected, r.coverage, r.low_coverage,
-    r.score_source AS scorer, r.run_id
-FROM leaderboard_ranked AS r
-JOIN leaderboard AS l ON l.run_id = r.run_id
-LEFT JOIN leaderboard_clustered AS c ON c.run_id = r.run_id
-ORDER BY r.benchmark, r.mode, r.rank, r.model
+    benchmark, mode, model, coalesce(display_name, model) AS display_name, n_questions, score,
+    ci_low, ci_high, ci_naive_low, ci_naive_high, n_clusters, design_effect, single_cluster,
+    rank, split, rank_group, present, expected, coverage, most_present, low_coverage, scorer,
+    usual_scorer, other_scorer, scored_elsewhere, run_id
+FROM board_rows
+WHERE board_scorer = 'default' AND question_set = 'all'
+ORDER BY benchmark, mode, rank, model

@@ -1,7 +1,7 @@
--- The scorers with per-question rows for the runs of each board (benchmark, mode), computed
--- once per warehouse file by the explorer.
-SELECT lr.benchmark, lr.mode, q.scorer, count(DISTINCT q.run_id) AS n_runs, count(*) AS n_rows
-FROM question_scores AS q
-JOIN leaderboard_runs AS lr ON lr.run_id = q.run_id
-GROUP BY lr.benchmark, lr.mode, q.scorer
-ORDER BY lr.benchmark, lr.mode, q.scorer
+-- The scorers each board (benchmark, mode) can be shown with (the board_scorer values of
+-- board_rows besides default: leaderboard_scorers), computed once per warehouse file by the
+-- explorer for its scorer menus, without computing every board.
+SELECT DISTINCT lr.benchmark, lr.mode, s.scorer
+FROM leaderboard_scorers AS s
+JOIN leaderboard_runs AS lr ON lr.run_id = s.run_id
+ORDER BY lr.benchmark, lr.mode, s.scorer

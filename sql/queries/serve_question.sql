@@ -1,10 +1,11 @@
--- One question ($benchmark, $qid): its text, gold and task, from any current run's result.
+-- One question ($qid, of $benchmark; NULL: of any benchmark, e.g. asked from an archived run
+-- whose benchmark is not known): its text, gold and task, from any run's result.
 SELECT
     qid, benchmark, task_group, task,
     arg_min(question, run_id) AS question,
     arg_min(gold, run_id) AS gold,
     count(DISTINCT run_id) AS n_runs
 FROM results
-WHERE benchmark = $benchmark AND qid = $qid
+WHERE ($benchmark IS NULL OR benchmark = $benchmark) AND qid = $qid
 GROUP BY qid, benchmark, task_group, task
 ORDER BY task

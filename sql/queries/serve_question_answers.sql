@@ -1,4 +1,5 @@
--- Every answer to one question ($benchmark, $qid) by a run that is not archived: model,
+-- Every answer to one question ($qid of $benchmark; NULL: any) by a run that is not archived:
+-- split, model,
 -- mode, attempt, status, the prediction as the run's default scorer read it (the result's
 -- own prediction where the scorer keeps none), the leaderboard score of that attempt and
 -- the scorer it came from, where the scorer found the prediction, and the error class.
@@ -22,5 +23,6 @@ LEFT JOIN question_scores AS qs
     AND qs.scorer = s.score_source
 LEFT JOIN result_error_class AS e
     ON e.run_id = r.run_id AND e.qid = r.qid AND e.run_index = r.run_index
-WHERE r.benchmark = $benchmark AND r.qid = $qid AND NOT coalesce(ru.is_archived, false)
-ORDER BY r.mode, s.score DESC NULLS LAST, r.run_id, r.run_index
+WHERE ($benchmark IS NULL OR r.benchmark = $benchmark) AND r.qid = $qid
+    AND NOT coalesce(ru.is_archived, false)
+ORDER BY r.mode, r.split, s.score DESC NULLS LAST, r.run_id, r.run_index

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import sqlglot
+from sqlglot import exp
 
 from tests.conftest import run_etl
 
@@ -26,11 +28,46 @@ def export_parquet_of(db: Path, out: Path) -> dict[str, Any]:
 def register_tables(spark, exported: dict) -> None:
     """Every exported table in Spark's current database, the way docs/EXPORT.md says: its
     DDL file, then its partition sync."""
-    out = exported["out"]
-    for entry in exported["manifest"]["tables"].values():
+    register(spark, exported, list(exported["manifest"]["tables"]), [])
+
+
+def needed_for(exported: dict, views: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The tables and the views (in view_order) that the given views read, directly or
+    through other views, as their Spark files name them: what a reader registers to query
+    only those views."""
+    out, manifest = exported["out"], exported["manifest"]
+    names = set(manifest["tables"]) | set(manifest["view_order"])
+    needed: set[str] = set()
+
+    def walk(name: str) -> None:
+        if name in needed:
+            return
+        needed.add(name)
+        if name in manifest["views"]:
+            text = (out / manifest["views"][name]["sql"]["spark"]).read_text()
+            tree = sqlglot.parse_one(text, read="spark")
+            ctes = {cte.alias for cte in tree.find_all(exp.CTE)}
+            for table in tree.find_all(exp.Table):
+                if table.name in names and table.name not in ctes and table.name != name:
+                    walk(table.name)
+
+    for view in views:
+        walk(view)
+    return ([t for t in manifest["tables"] if t in needed],
+            [v for v in manifest["view_order"] if v in needed])
+
+
+def register(spark, exported: dict, tables: list[str], views: list[str]) -> None:
+    """These tables (DDL file, then partition sync) and views (their Spark files, in this
+    order) in Spark's current database, every file as written."""
+    out, manifest = exported["out"], exported["manifest"]
+    for table in tables:
+        entry = manifest["tables"][table]
         spark.sql((out / entry["ddl"]["spark"]).read_text())
         if entry["partition_sync"]:
             spark.sql(entry["partition_sync"]["spark"])
+    for view in views:
+        spark.sql((out / manifest["views"][view]["sql"]["spark"]).read_text())
 
 
 def is_float(value: Any) -> bool:

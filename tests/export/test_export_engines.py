@@ -12,7 +12,12 @@ Trino (no server here): every exported Trino file parses with Trino's own gramma
 only functions Trino has.
 
 Views are enumerated from the export's manifest, so a view added to sql/ is covered without
-touching this file."""
+touching this file.
+
+Inspect AI logs: the export of a warehouse of Inspect logs, in the same Spark session (a
+database of its own), gives the boards DuckDB gives: the default board, every scorer's, and
+the clustered one, through their whole chain of views registered from their files (every
+view file was registered and checked above; here only the boards' chain is)."""
 
 from __future__ import annotations
 
@@ -26,7 +31,13 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from tests.export.engines import register_tables, row_problems
+from tests.export.engines import (
+    export_parquet_of,
+    needed_for,
+    register,
+    register_tables,
+    row_problems,
+)
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 DIALECT_DIR = SQL_DIR / "dialect"
@@ -283,3 +294,40 @@ def test_a_stale_override_is_reported_and_not_used(demo_db: Path, tmp_path: Path
     entry = manifest["views"]["result_answers"]
     assert entry["sql_origins"]["spark"] == "sql/60_lineage.sql"
     assert entry["sql_origins"]["trino"] == "sql/dialect/trino/result_answers.sql"
+
+
+# -- Spark on a warehouse of Inspect AI logs -------------------------------------------------
+
+INSPECT_BOARDS = ("leaderboard", "leaderboard_all_scorers", "leaderboard_clustered")
+
+
+@pytest.fixture(scope="module")
+def inspect_exported(inspect_db: Path, tmp_path_factory: pytest.TempPathFactory
+                     ) -> dict[str, Any]:
+    return export_parquet_of(inspect_db, tmp_path_factory.mktemp("inspect-engines") / "parquet")
+
+
+def test_inspect_boards_on_spark_equal_duckdb(spark, inspect_exported, inspect_db) -> None:
+    tables, views = needed_for(inspect_exported, (*INSPECT_BOARDS, "token_usage"))
+    assert {"inspect_scorers", "question_scores", "token_usage"} <= set(tables)
+    spark.sql("CREATE DATABASE inspect_logs")
+    spark.sql("USE inspect_logs")
+    try:
+        register(spark, inspect_exported, tables, views)
+    finally:
+        spark.sql("USE default")
+    manifest = inspect_exported["manifest"]
+    con = duckdb.connect(str(inspect_db), read_only=True)
+    try:
+        for view in INSPECT_BOARDS:
+            columns = [c["name"] for c in manifest["views"][view]["columns"]]
+            quoted = ", ".join(f'"{c}"' for c in columns)
+            want = con.execute(f'SELECT {quoted} FROM "{view}"').fetchall()
+            got = [tuple(r) for r in
+                   spark.table(f"inspect_logs.{view}").select(*columns).collect()]
+            assert want and row_problems(view, columns, want, got) == [], view
+        assert spark.table("inspect_logs.inspect_scorers").count() == 6
+        assert spark.table("inspect_logs.token_usage").count() == con.execute(
+            "SELECT count(*) FROM token_usage").fetchall()[0][0]
+    finally:
+        con.close()

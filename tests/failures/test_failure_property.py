@@ -19,6 +19,7 @@ from etl.synth import failures, spec
 from etl.synth.content import Filler, Images, mm_questions, text_questions
 from etl.synth.plan import AGENTIC_ZERO, ONESHOT_ZERO, SHAPES
 from etl.synth.records import Plan, RecordMaker, planted_key
+from tests.budgets import examples
 
 MODELS = sorted(failures.CALL_RATES)
 KINDS = ("sql_error", "unknown_table", "missing_argument", "unknown_tool", "empty_result",
@@ -74,7 +75,9 @@ def trajectories(draw: st.DrawFn) -> dict:
             "multimodal": multimodal}
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 200: an example is one trajectory normalized and labelled (about 10 ms), and the draws
+# must meet every kind on both benchmark kinds and both modes.
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @given(trajectories())
 def test_the_labels_are_exactly_the_planted_failures(case: dict) -> None:
     rec = case["record"]

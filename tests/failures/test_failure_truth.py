@@ -5,17 +5,6 @@ planted (its truth file, "failures"): every call's labels and kinds, every resul
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
-
-import duckdb
-import pytest
-
-
-@pytest.fixture(scope="module")
-def con(demo_db: Path):
-    c = duckdb.connect(str(demo_db), read_only=True)
-    yield c
-    c.close()
 
 
 def test_every_planted_call_label_and_no_other(con, demo_tree) -> None:

@@ -6,19 +6,10 @@ failure_profile's points add up to the leaderboard's loss."""
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 
-import duckdb
 import pytest
 
 from tests import efficiency_oracle as oracle
-
-
-@pytest.fixture(scope="module")
-def con(demo_db: Path):
-    c = duckdb.connect(str(demo_db), read_only=True)
-    yield c
-    c.close()
 
 
 def test_the_frontier_equals_a_recomputation(con) -> None:

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
+from tests.budgets import examples
 from tests.conftest import run_etl
 from tests.pipeline.test_load import assert_same_warehouse
 from tests.wide_tree import write_wide_tree
@@ -283,7 +284,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict,
 
 
 @given(data=st.data())
-@settings(max_examples=10, deadline=None,
+@settings(max_examples=examples(10), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_an_index_of_any_shape_costs_no_traceback(indexed: tuple[Path, Path, dict, Path],
                                                   tmp_path_factory: pytest.TempPathFactory,

@@ -24,7 +24,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,7 +33,7 @@ import pytest
 
 from etl.pipeline.interrupts import CRASH_AT_ENV
 from tests.small_tree import snapshot
-from tests.waiting import SAFETY_SECONDS
+from tests.waiting import SAFETY_SECONDS, wait_for
 
 pytestmark = pytest.mark.slow  # ~30 s: every test runs the real command several times
 
@@ -115,41 +114,41 @@ def _is_b(template: dict, db: Path) -> bool:
     return _results(db) == (template["counts"]["B"], {'["b"]'})
 
 
-def _kill_when(cmd: list[str], condition: Callable[[int], bool],
-               timeout: float = SAFETY_SECONDS) -> bool:
+def _kill_when(cmd: list[str], condition: Callable[[int], bool]) -> bool:
     """Run cmd in its own process group; SIGKILL the whole group (the ingest and its parse
     workers, as a crash or the OOM killer would) as soon as condition(pid) holds. True when
     the kill landed, False when the ingest finished first."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    deadline = time.monotonic() + timeout
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
-            if condition(proc.pid):
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                _wait_group_gone(proc.pid)
-                return True
-            time.sleep(0.002)
-        return False
+        wait_for(lambda: proc.poll() is not None or condition(proc.pid),
+                 "the ingest reached the point or ended", every=0.002)
+        if proc.poll() is not None:
+            return False
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        _wait_group_gone(proc.pid)
+        return True
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
 
 
-def _wait_group_gone(pgid: int, timeout: float = SAFETY_SECONDS) -> None:
+def _wait_group_gone(pgid: int) -> None:
     """Until every process of the group is reaped. Killed parse workers are reparented to
     init and stay zombies until it reaps them (here up to ~1.5 s); a zombie still answers
     kill(pid, 0), so the ingest that follows would take it for a live worker and keep its
     parse directory."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def gone() -> bool:
         try:
             os.killpg(pgid, 0)
         except ProcessLookupError:
-            return
-        time.sleep(0.02)
+            return True
+        return False
+
+    wait_for(gone, f"every process of group {pgid} reaped")
 
 
 def _cache(db: Path) -> Path:
@@ -247,9 +246,8 @@ def test_kill_of_the_main_process_only_with_orphaned_workers(template: dict,
                             start_new_session=True)
     try:
         condition = _parsing(db)
-        deadline = time.monotonic() + SAFETY_SECONDS
-        while not condition(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.002)
+        wait_for(lambda: proc.poll() is not None or condition(proc.pid),
+                 "the ingest parsed or ended", every=0.002)
         assert proc.poll() is None, "the ingest finished before parsing was seen"
         proc.send_signal(signal.SIGKILL)
         proc.wait()

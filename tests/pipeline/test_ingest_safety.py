@@ -9,14 +9,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from tests.conftest import run_etl
-from tests.waiting import SAFETY_SECONDS, wait_for
+from tests.waiting import wait_for
 
 
 def _unwritable_dir(tmp_path: Path) -> Path:
@@ -83,13 +82,16 @@ def test_parse_workers_die_with_a_killed_ingest(demo_tree: tuple[Path, dict],
                             start_new_session=True)
     try:
         workers: set[int] = set()
-        deadline = time.monotonic() + SAFETY_SECONDS
-        while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            # Workers that have imported etl and are parsing (their cache dirs appear).
+
+        def parsing() -> bool:
+            """Workers that have imported etl and are parsing (their cache dirs appear)."""
+            nonlocal workers
             cache = db.with_name(db.name + ".cache")
             if cache.exists() and any(p.name.startswith(".tmp-") for p in cache.iterdir()):
                 workers = {p for p in _descendants(proc.pid) if _alive(p)}
-            time.sleep(0.01)
+            return len(workers) >= 2 or proc.poll() is not None
+
+        wait_for(parsing, "two parse workers parsing, or the ingest ended", every=0.01)
         assert proc.poll() is None and len(workers) >= 2, "the workers were not seen parsing"
         os.kill(proc.pid, signal.SIGKILL)  # the main process only, as the OOM killer does
         proc.wait()

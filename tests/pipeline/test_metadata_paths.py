@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from etl.pipeline.ingest import IngestOptions, run_ingest
+from tests.budgets import examples
 from tests.wide_tree import write_wide_tree
 
 RUN = "ehr_bench/oneshot/full1800/model_00000"
@@ -239,7 +240,7 @@ def _outside_bytes() -> list[str]:
 
 
 @given(LINKS)
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=examples(12), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_no_byte_from_outside_the_tree_reaches_a_table(tmp_path_factory: pytest.TempPathFactory,
                                                        links: list) -> None:

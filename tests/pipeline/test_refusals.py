@@ -41,6 +41,7 @@ from tests.budgets import examples
 from tests.conftest import run_etl
 from tests.pipeline.one_run import INTERRUPTED_MESSAGE, RUN, one_run_tree, write_results
 from tests.small_tree import assert_same_warehouse
+from tests.waiting import wait_for
 
 
 def test_empty_root_is_refused(tmp_path: Path) -> None:
@@ -286,13 +287,8 @@ def _interrupt_after(args: list[str], cache: Path, n_done: int) -> subprocess.Co
     proc = subprocess.Popen([sys.executable, "-m", "etl", "ingest", *args], text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        done = [p for p in cache.iterdir() if p.is_dir() and not p.name.startswith(".")
-                and (p / "stats.json").exists()] if cache.exists() else []
-        if len(done) >= n_done:
-            break
-        time.sleep(0.01)
+    wait_for(lambda: proc.poll() is not None or (cache.exists() and _n_staged(cache) >= n_done),
+             f"{n_done} files staged, or the ingest ended", every=0.01)
     assert proc.poll() is None, "the ingest finished before it could be interrupted"
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=120)
@@ -344,13 +340,12 @@ def test_interrupted_full_leaves_the_previous_database(demo_tree: tuple[Path, di
                              str(db), "-q", "-j", "1", "--full"], text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        fresh = [p for p in cache_root_for(db).iterdir() if (p / "stats.json").exists()
-                 and (p / "stats.json").stat().st_mtime > stamp]
-        if len(fresh) >= 10:
-            break
-        time.sleep(0.01)
+    def fresh() -> int:
+        return sum(1 for p in cache_root_for(db).iterdir() if (p / "stats.json").exists()
+                   and (p / "stats.json").stat().st_mtime > stamp)
+
+    wait_for(lambda: proc.poll() is not None or fresh() >= 10,
+             "10 files staged anew, or the ingest ended", every=0.01)
     assert proc.poll() is None
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -383,7 +378,7 @@ def _accepted_by_the_rule(directory: Path) -> bool:
        loose_file=st.booleans())
 @example(paths=[["x", "tree", "x", "ehr_bench"], ["tree", "x"]], loose_file=False)  # 3 down
 @example(paths=[[".git", "ehr_bench"], ["x", ".git", "mm_bench"]], loose_file=True)  # hidden
-@settings(max_examples=examples(100), deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_any_layout_is_refused_exactly_when_no_child_is_a_benchmark_directory(
         paths: list[list[str]], loose_file: bool) -> None:
     from etl.pipeline.errors import NotAResultsRoot

@@ -61,7 +61,8 @@ def test_page_is_self_contained(report: dict[str, Any]) -> None:
 def test_leaderboard_charts_show_the_database_numbers(report: dict[str, Any],
                                                       demo_db: Path) -> None:
     doc: Elements = report["doc"]
-    want = _rows(demo_db, "SELECT l.benchmark, l.mode, l.model, l.score, l.ci_low, l.ci_high, "
+    want = _rows(demo_db, "SELECT l.benchmark, l.mode, l.model, l.score, "
+                          "l.ci_naive_low AS ci_low, l.ci_naive_high AS ci_high, "
                           "c.ci_low AS clustered_low, c.ci_high AS clustered_high "
                           "FROM leaderboard AS l JOIN leaderboard_clustered AS c USING (run_id)")
     assert want, "the demo warehouse should have a leaderboard"

@@ -30,8 +30,9 @@ def _by_chart(doc: Elements, css_class: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_rank_bands_coverage_and_scorer(doc: Elements, demo_db: Path) -> None:
-    ranked = _rows(demo_db, "SELECT benchmark, mode, model, rank_group, present, expected, "
-                            "low_coverage, score_source FROM leaderboard_ranked")
+    ranked = _rows(demo_db, "SELECT benchmark, mode, model, rank_group, n_questions, "
+                            "expected, low_coverage, score_source, scored_elsewhere "
+                            "FROM leaderboard_ranked")
     bands = _by_chart(doc, "rank-band")
     for (benchmark, mode) in {(r["benchmark"], r["mode"]) for r in ranked}:
         chart = f"leaderboard-{benchmark.replace('_', '-')}-{mode}"
@@ -39,8 +40,11 @@ def test_rank_bands_coverage_and_scorer(doc: Elements, demo_db: Path) -> None:
                          if (r["benchmark"], r["mode"]) == (benchmark, mode)})
         assert [int(b["data-rank-group"]) for b in bands[chart]] == groups, chart
     text = "".join(doc.text)
-    for row in ranked:
-        assert f"n {row['present']}/{row['expected']}" in text
+    for row in ranked:  # n behind the score / expected by the split
+        assert f"n {row['n_questions']}/{row['expected']}" in text
+    # a scored-only run carries its mark
+    elsewhere = [r for r in ranked if r["scored_elsewhere"]]
+    assert elsewhere and len(doc.classed("scored-elsewhere")) == len(elsewhere)
     partial = [r for r in ranked if r["low_coverage"]]
     assert partial, "the demo tree plants runs with missing questions"
     assert len(doc.classed("low-coverage")) == len(partial)

@@ -150,21 +150,25 @@ def test_a_new_scorer_is_one_module_and_one_registry_entry(demo_tree, tmp_path: 
                       "WHERE scorer = ? ORDER BY ALL")
         new_rows = con.execute(per_result, ["always_half"]).fetchall()
         assert new_rows and new_rows == con.execute(per_result, ["set_f1"]).fetchall()
-        # on the boards: beside every leaderboard run's default, 0.5 on every result
-        runs = con.execute("SELECT count(*) FROM leaderboard_runs").fetchone()[0]
+        # on the boards: beside every leaderboard run's default, 0.5 on every result; a
+        # scored-only run has no results for a per-result scorer to score, so none is shown
+        # beside its default
+        runs = con.execute("SELECT count(*) FROM leaderboard_runs "
+                           "WHERE NOT scored_elsewhere").fetchone()[0]
         shown = con.execute("SELECT count(*) FROM leaderboard_scorers "
                             "WHERE scorer = 'always_half' AND NOT is_default").fetchone()[0]
         assert runs > 0 and shown == runs
         # every board result has its row (0.5, as_scored whatever the status) exactly where
-        # the per-result scorer set_f1 has one (a board result without any parsed record,
-        # e.g. of a scored-only run, scores 0 under every per-result scorer)
+        # the per-result scorer set_f1 has one (a result without any parsed record scores 0
+        # under every per-result scorer)
         got = con.execute("""
             SELECT n.source_score IS NOT NULL AS has_row, n.score, s.source_score IS NOT NULL
             FROM leaderboard_result_scores_all AS n
             JOIN leaderboard_result_scores_all AS s USING (run_id, qid, run_index)
             WHERE n.scorer = 'always_half' AND s.scorer = 'set_f1'""").fetchall()
-        results = con.execute("SELECT count(*) FROM leaderboard_result_scores_all "
-                              "WHERE is_default").fetchone()[0]
+        results = con.execute("SELECT count(*) FROM leaderboard_result_scores_all AS d "
+                              "JOIN leaderboard_runs AS r USING (run_id) "
+                              "WHERE d.is_default AND NOT r.scored_elsewhere").fetchone()[0]
     assert len(got) == results and sum(has_row for has_row, _, _ in got) > results / 2
     for has_row, score, set_f1_has_row in got:
         assert has_row == set_f1_has_row and score == (0.5 if has_row else 0.0)

@@ -151,8 +151,9 @@ def test_board_draws_its_chart_and_a_short_table(wide: tuple, page: object) -> N
     table = page.locator("#board tbody tr")
     assert table.count() == len(board)
     heads = page.locator("#board thead th").all_inner_texts()
-    assert len(heads) <= 8 and "run_id" not in heads and "benchmark" not in heads
-    score_col, ci_col, n_col = (heads.index(h) for h in ("score", "95% CI", "n / expected"))
+    assert len(heads) <= 10 and "run_id" not in heads and "benchmark" not in heads
+    score_col, ci_col, n_col = (heads.index(h) for h in (
+        "score", "95% CI, clustered by patient", "present / expected"))
     for i, row in enumerate(board):
         texts = table.nth(i).locator("td").all_inner_texts()
         assert texts[score_col] == f"{row['score']:.3f}"
@@ -164,7 +165,7 @@ def test_board_draws_its_chart_and_a_short_table(wide: tuple, page: object) -> N
     assert "authors' text scorer" in page.locator("#scorer-words").inner_text()
     data = json.loads(page.request.get(
         base + "/board?benchmark=ehr_bench&mode=agentic&format=json").text())
-    assert {"run_id", "benchmark", "low_coverage", "score_source"} <= set(
+    assert {"run_id", "benchmark", "low_coverage", "scorer", "ci_naive_low"} <= set(
         data["tables"]["board"][0])
     # a bar leads to the run's questions
     chart.locator("a").nth(0).click()

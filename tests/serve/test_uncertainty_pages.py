@@ -72,9 +72,13 @@ def report(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Elements:
 
 def test_report_names_the_clustered_whisker(report: Elements) -> None:
     text = " ".join(report.text)
-    assert "whiskers: 95% interval clustered by patient" in text
-    tips = [t for t in report.text if "95% CI clustered by patient" in t]
+    assert "whiskers: the 95% CI, clustered by patient" in text
+    # every bar's tooltip names both intervals (a run whose questions are all one patient's
+    # says it has no clustered one)
+    tips = [t for t in report.text if "95% CI, naive [" in t]
     assert len(tips) == len(report.classed("bar")) > 0
+    assert all("95% CI, clustered by patient [" in t or "no clustered interval" in t
+               for t in tips)
 
 
 def test_report_puts_the_mde_beside_each_paired_difference(report: Elements,
@@ -102,16 +106,20 @@ def test_explorer_board_shows_the_clustered_interval(server: str, demo_db: Path)
                  "AND mode = 'agentic'")}
     status, _, body = get(f"{server}/board?benchmark=ehr_bench&mode=agentic&format=json")
     assert status == 200
-    shown = {r["run_id"]: r for r in json.loads(body)["intervals"]}
+    shown = {r["run_id"]: r for r in json.loads(body)["tables"]["board"]}
     assert set(shown) == set(want)
     for run, row in want.items():
         assert shown[run]["ci_low"] == pytest.approx(row["ci_low"], rel=1e-12)
         assert shown[run]["ci_high"] == pytest.approx(row["ci_high"], rel=1e-12)
     status, _, body = get(f"{server}/board?benchmark=ehr_bench&mode=agentic")
     page = body.decode()
-    assert "95% interval clustered by patient (the default interval)" in page
-    table = page.split('id="intervals"', 1)[1].split("</table>", 1)[0]
-    assert len(re.findall(r"<tr><td>", table)) == len(want)
+    # the table names both intervals; the words beside them follow the design effect
+    heads = re.findall(r"<th>([^<]*)</th>", page.split('id="board"', 1)[1].split("</thead>")[0])
+    assert "95% CI, clustered by patient" in heads and "95% CI, naive" in heads
+    effects = [r["design_effect"] for r in want.values() if r["design_effect"] is not None]
+    words = page.split('id="interval-words">', 1)[1].split("</p>", 1)[0]
+    assert ("wider than the naive one" in words) == all(e > 1 for e in effects)
+    assert ("a little narrower" in words) == all(e <= 1 for e in effects)
 
 
 def test_explorer_compare_shows_the_mde(server: str, demo_db: Path) -> None:

@@ -23,7 +23,9 @@ import pytest
 from click.testing import CliRunner
 
 from etl.cli import cli
+from etl.clusters import build_question_clusters
 from etl.views import apply_schema, apply_views
+from tests import uncertainty_oracle
 
 TOL = 1e-9
 Z95 = statistics.NormalDist().inv_cdf(0.975)
@@ -133,6 +135,8 @@ def build_warehouse(path: Path, seed: int = 20240607) -> Warehouse:
         for q in range(n_questions):
             task, group = rng.choice(TASKS[run.benchmark])
             qid = f"q{q:03d}"
+            # a few patients ask several questions; some questions have no known patient
+            subject = rng.choice([None, 1, 2, 3, 4, 5, 6])
             for run_index in range(1, rng.choice([1, 1, 2, 3]) + 1):
                 statuses = ["success"] * 8 + ["error"] + (
                     ["incomplete"] if run.mode == "agentic" else []
@@ -141,6 +145,7 @@ def build_warehouse(path: Path, seed: int = 20240607) -> Warehouse:
                     "run_id": run.run_id, "benchmark": run.benchmark, "mode": run.mode,
                     "split": run.split, "model": run.model, "task": task, "task_group": group,
                     "qid": qid, "run_index": run_index, "status": rng.choice(statuses),
+                    "subject_id": subject,
                 }
                 run.results.append(result)
                 key = {"run_id": run.run_id, "qid": qid, "run_index": run_index, "task": task}
@@ -181,6 +186,7 @@ def build_warehouse(path: Path, seed: int = 20240607) -> Warehouse:
     _insert(con, "question_scores", scores)
     _insert(con, "tool_calls", tool_calls)
     apply_views(con)
+    build_question_clusters(con)  # as the ingest does after the views
     con.close()
     return Warehouse(path, runs, scores, tool_calls, empty_run)
 
@@ -230,18 +236,31 @@ def question_scores(wh: Warehouse, run: Run, scorer: str | None = None
     return {q: (*meta[q], sum(v) / len(v)) for q, v in per_question.items()}
 
 
+def patient(run: Run, qid: str) -> tuple[str, Any]:
+    """The cluster of a question: its patient, else the question itself."""
+    subject = next(r["subject_id"] for r in run.results if r["qid"] == qid)
+    return ("qid", qid) if subject is None else ("subject", subject)
+
+
 def expected_leaderboard(wh: Warehouse) -> dict[str, dict[str, Any]]:
     rows = {}
     for run in wh.runs:
         if not run.on_leaderboard:
             continue
-        values = [score for _, _, score in question_scores(wh, run).values()]
+        scored = question_scores(wh, run)
+        values = [score for _, _, score in scored.values()]
         mean = sum(values) / len(values)
         half = Z95 * statistics.stdev(values) / math.sqrt(len(values))
+        # the default interval: clustered by patient (a question of unknown patient is its
+        # own cluster)
+        clustered = uncertainty_oracle.clustered_row(
+            values, [patient(run, qid) for qid in scored])
         rows[run.run_id] = {
             "benchmark": run.benchmark, "mode": run.mode, "model": run.model,
-            "n_questions": len(values), "score": mean, "ci_low": max(0.0, mean - half),
-            "ci_high": min(1.0, mean + half), "score_source": _score_source(run),
+            "n_questions": len(values), "score": mean,
+            "ci_naive_low": max(0.0, mean - half), "ci_naive_high": min(1.0, mean + half),
+            "ci_low": clustered["ci_low"], "ci_high": clustered["ci_high"],
+            "n_clusters": clustered["n_clusters"], "score_source": _score_source(run),
         }
     for row in rows.values():
         row["rank"] = 1 + sum(
