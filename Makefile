@@ -16,7 +16,8 @@ TEST_STAMP  := $(VENV)/.installed-test
 BENCH_STAMP := $(VENV)/.installed-bench
 MAKE_VENV   := test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 
-.PHONY: help venv ingest demo test lint bench bench-serve bench-width serve report clean fuzz crawl \
+.PHONY: help venv ingest demo test lint bench bench-large bench-serve bench-width serve report \
+	clean fuzz crawl \
 	wheel-check
 
 help:
@@ -25,7 +26,8 @@ help:
 	@echo "make test              install the test stack and run the test suite"
 	@echo "make venv              the development environment (.venv with the test stack)"
 	@echo "make lint              ruff"
-	@echo "make bench             the ingest vs the parse floor and a naive load, on two tree shapes"
+	@echo "make bench             the ingest vs the parse floor and a naive load, on three tree shapes"
+	@echo "make bench-large       the same on two 6.5 GB trees, ten cold builds each (about an hour)"
 	@echo "make report            write build/report.html from $(DB)"
 	@echo "make fuzz              every property on its long budget, then fuzz the ingest, for FUZZ_MINUTES (20)"
 	@echo "make crawl             follow every link of the explorer on the demo tree"
@@ -81,6 +83,15 @@ $(BENCH_STAMP): pyproject.toml $(RUN_STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/etl bench --data bench-data $(BENCH_ARGS)
+
+# Trees of 6.5 GB, the size at which the load's memory first failed (many copies of each
+# result, and megabyte tool results), each built cold ten times at the default settings:
+# the out-of-memory count and the peak memory of every build (about an hour on 2 cores:
+# twenty cold builds took 28 minutes).
+LARGE_TREES ?= many-copies:17:6.5,long-tools:11:6.5
+bench-large: $(BENCH_STAMP)
+	$(BIN)/etl bench --data bench-data --trees $(LARGE_TREES) --scaling-gb '' \
+		--cold-builds 10 $(BENCH_ARGS)
 
 # Every property on its long, random budget, then the ingest fuzzer for the rest of the time
 # (make test runs fixed, derandomized budgets: tests/budgets.py); a failing tree lands in

@@ -1,5 +1,5 @@
-"""`etl bench`: the ingest side by side with its peers, on two differently shaped trees, in
-one run, against the engine's targets.
+"""`etl bench`: the ingest side by side with its peers, on three differently shaped trees,
+in one run, against the engine's targets.
 
 On each tree (`etl synth --scale bench --shape S --seed N`, generated once and reused), rows
 in the order they run, each in its own child process while a sampler adds up the resident
@@ -14,8 +14,12 @@ the ingest's parse workers included):
 - one file touched: the append target's mtime moved, content unchanged;
 - one record appended: to the largest results.jsonl of a run (what a running evaluation
   does), then `etl ingest`;
-- ours cold, again: a second `--full` of the same tree (the database's size must not
-  depend on the build).
+- with --cold-builds N above 2, N - 2 more cold builds, not rows of the table: every cold
+  build counts for the out-of-memory target and the peak memory (a build that runs out of
+  memory is a row of that status, not an error of the bench);
+- ours cold, again: the last `--full` of the same tree (the database's size must not
+  depend on the build), with DuckDB's profile of every statement of its load
+  (`etl ingest --profile-dir`): where the build's time and the database's bytes go.
 
 Then the scaling rows: on the first tree's shape and seed at smaller sizes (--scaling-gb),
 the floor, a cold build and an append, beside the full-size tree's: an append must cost
@@ -33,6 +37,7 @@ import os
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -42,12 +47,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import orjson
 
 from etl.errors import EtlError
 from etl.extract import FileInfo
 from etl.pipeline.copies import RESULT_KINDS
 from etl.pipeline.discover import discover
+from etl.pipeline.profile import read_profile, storage_bytes
 from etl.schema import fingerprint
 
 # The targets. A time ratio is ours over the other row's seconds.
@@ -61,11 +68,12 @@ NOOP_OVER_COLD_MAX = 0.03  # a no-op re-ingest <= 3% of a cold build
 PEAK_RSS_MB_BELOW = 1024.0  # peak memory of the whole process tree < 1 GB
 DB_OVER_NAIVE_MAX = 1.0  # our database no larger than the naive load's
 COLD_SIZE_SPREAD_MAX = 0.02  # two cold builds of one tree: sizes within 2%
+COLD_OUT_OF_MEMORY_MAX = 0  # cold builds at the default settings that ran out of memory
 # The append at the largest scaling size over the append at the smallest: flat, give or
 # take the noise of a shared machine.
 APPEND_GROWTH_MAX = 1.5
 
-DEFAULT_TREES = "long-tools:11,many-short:12"
+DEFAULT_TREES = "long-tools:11,many-short:12,many-copies:13"
 DEFAULT_SCALING_GB = "0.6,1.2"
 OURS = ("cold", "noop", "touch", "append", "cold_again")
 APPEND_MARKER = ".append-pending.json"
@@ -210,7 +218,10 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | Non
 def run_measured(cmd: list[str]) -> Outcome:
     """Run cmd; a failure is an error of the whole bench (the floor and our own ingest
     must run)."""
-    outcome = run_child(cmd)
+    return _succeeded(cmd, run_child(cmd))
+
+
+def _succeeded(cmd: list[str], outcome: Outcome) -> Outcome:
     if outcome.returncode != 0:
         raise BenchError(f"{' '.join(cmd[:4])} ... failed:\n{outcome.stderr[-2000:]}")
     return outcome
@@ -410,6 +421,9 @@ class Settings:
     peer_memory_mb: float | None = 8192.0
     with_dlt: bool = False
     notify: Callable[[str], None] = _silent  # hears what takes long (a tree generated)
+    # cold builds of each tree at the default settings (the first and the last are rows
+    # of the table), counted for the out-of-memory target
+    cold_builds: int = 2
 
 
 @dataclass
@@ -469,17 +483,33 @@ def naive_row(tree: Tree, settings: Settings) -> Row:
     return row
 
 
+# What `etl ingest` says when the load ran out of memory (etl/pipeline/memory.py).
+OUT_OF_MEMORY_SAYS = "ran out of memory"
+
+
 def ingest_row(tree: Tree, settings: Settings, key: str, label: str, *extra: str) -> Row:
     """One `etl ingest` of the tree into its work database; the figures it wrote with
-    --summary-json are the row's detail."""
+    --summary-json are the row's detail. An ingest that ran out of memory is a row of its
+    own status (a figure of the engine); any other failure stops the bench."""
     summary_path = tree.work / f"summary-{key}.json"
     summary_path.unlink(missing_ok=True)
-    outcome = run_measured([sys.executable, "-m", "etl.cli", "ingest", str(tree.root), "--db",
-                            str(tree.db), "--quiet", "--jobs", str(settings.jobs),
-                            "--summary-json", str(summary_path), *extra])
+    cmd = [sys.executable, "-m", "etl.cli", "ingest", str(tree.root), "--db", str(tree.db),
+           "--quiet", "--jobs", str(settings.jobs), "--summary-json", str(summary_path),
+           *extra]
+    outcome = run_child(cmd)
+    if outcome.returncode != 0 and OUT_OF_MEMORY_SAYS in outcome.stderr:
+        said = next((line for line in outcome.stderr.splitlines()
+                     if OUT_OF_MEMORY_SAYS in line), "")
+        return _measured_row(key, label, outcome, status="out_of_memory",
+                             note=said.removeprefix("Error: "))
+    _succeeded(cmd, outcome)
     summary = json.loads(summary_path.read_text())
     return _measured_row(key, label, outcome, db_bytes=db_file_bytes(tree.db),
                          note=_ingest_note(summary), detail={"summary": summary})
+
+
+def skipped_row(key: str, label: str, why: str) -> Row:
+    return Row(key, label, status="skipped", note=why)
 
 
 def _ingest_note(summary: dict[str, Any]) -> str:
@@ -525,20 +555,64 @@ def measure_tree(data: Path, spec: TreeSpec, settings: Settings) -> dict[str, An
                         settings.peer_memory_mb) if settings.with_dlt else
                 Row("dlt", "dlt", status="missing", note="not run (--dlt runs it)"))
     cold = ingest_row(tree, settings, "cold", "ours cold (--full)", "--full")
-    cold.mb_per_s = tree.tree_bytes / 1e6 / cold.seconds
-    cold.records_per_s = rows[0].detail["lines"] / cold.seconds
     rows.append(cold)
-    rows.append(ingest_row(tree, settings, "noop", "no-op re-ingest"))
-    touched_and_appended(tree, settings, rows)
-    again = ingest_row(tree, settings, "cold_again", "ours cold, again", "--full")
+    if cold.status == "ok":
+        cold.mb_per_s = tree.tree_bytes / 1e6 / cold.seconds
+        cold.records_per_s = rows[0].detail["lines"] / cold.seconds
+        rows.append(ingest_row(tree, settings, "noop", "no-op re-ingest"))
+        touched_and_appended(tree, settings, rows)
+    else:
+        why = "not run: the cold build failed"
+        rows += [skipped_row("noop", "no-op re-ingest", why),
+                 skipped_row("touch", "one file touched", why),
+                 skipped_row("append", "one record appended", why)]
+    # More cold builds for the out-of-memory count, then the last one (a row of the
+    # table), which also writes DuckDB's profile of every statement of its load and leaves
+    # its database for the profile's bytes.
+    extra = [ingest_row(tree, settings, f"cold_{n}", f"ours cold, build {n}", "--full")
+             for n in range(3, settings.cold_builds + 1)]
+    profile_dir = tree.work / "profile"
+    shutil.rmtree(profile_dir, ignore_errors=True)
+    again = ingest_row(tree, settings, "cold_again", "ours cold, again", "--full",
+                       "--profile-dir", str(profile_dir))
     again.note = f"the same tree, built again: {again.note}"
     rows.append(again)
+    profile = (build_profile(tree, again, profile_dir) if again.status == "ok" else None)
+    cold_builds = [cold, *extra, again]
     by = {r.key: r for r in rows}
     return {"name": spec.name, "label": spec.label, "shape": spec.shape, "seed": spec.seed,
             "gb": spec.gb, "tree_bytes": tree.tree_bytes, "result_file_bytes": tree.result_bytes,
             "result_files": len(tree.result_files), "result_lines": rows[0].detail["lines"],
             "db_bytes": cold.db_bytes, "rows": [asdict(r) for r in rows],
-            "ratios": ratios(by, tree.tree_bytes), "targets": targets(by)}
+            "cold_builds": [_cold_build(r) for r in cold_builds], "profile": profile,
+            "ratios": ratios(by, tree.tree_bytes), "targets": targets(by, cold_builds)}
+
+
+def _cold_build(row: Row) -> dict[str, Any]:
+    return {"status": row.status, "seconds": row.seconds, "cpu_seconds": row.cpu_seconds,
+            "peak_rss_mb": row.peak_rss_mb, "db_bytes": row.db_bytes, "note": row.note}
+
+
+def build_profile(tree: Tree, row: Row, profile_dir: Path) -> dict[str, Any]:
+    """Where a cold build's time and the database it left its bytes go: the parse and the
+    load, each step of the load (wall and CPU seconds), every statement of it (DuckDB's
+    profile), and the bytes of each table and column in the file."""
+    summary = row.detail["summary"]
+    con = duckdb.connect(str(tree.db), read_only=True)
+    try:
+        columns = storage_bytes(con)
+        used = con.execute("SELECT used_blocks * block_size FROM pragma_database_size()"
+                           ).fetchall()[0][0]
+    finally:
+        con.close()
+    tables: dict[str, int] = {}
+    for c in columns:
+        tables[c["table"]] = tables.get(c["table"], 0) + c["bytes"]
+    return {"parse_seconds": summary["stage_seconds"], "load_seconds": summary["load_seconds"],
+            "memory_limit": summary.get("memory_limit"), "steps": summary.get("load_steps", []),
+            "statements": read_profile(profile_dir), "columns": columns,
+            "tables": sorted(tables.items(), key=lambda kv: -kv[1]),
+            "used_bytes": used, "other_bytes": used - sum(tables.values())}
 
 
 def measure_scaling(data: Path, spec: TreeSpec, sizes: list[float], settings: Settings,
@@ -568,8 +642,8 @@ def measure_scaling(data: Path, spec: TreeSpec, sizes: list[float], settings: Se
 
 def _scaling_point(gb: float, tree_bytes: int, by: dict[str, Row]) -> dict[str, Any]:
     return {"gb": gb, "tree_bytes": tree_bytes, "floor_seconds": by["floor"].seconds,
-            "cold_seconds": by["cold"].seconds, "cold_cpu_seconds": by["cold"].cpu_seconds,
-            "append_seconds": by["append"].seconds,
+            "cold_seconds": _seconds(by["cold"]), "cold_cpu_seconds": by["cold"].cpu_seconds,
+            "append_seconds": _seconds(by["append"]),
             "append_cpu_seconds": by["append"].cpu_seconds,
             "cold_db_bytes": by["cold"].db_bytes, "cold_peak_rss_mb": by["cold"].peak_rss_mb,
             "load_average": by["cold"].load_average}
@@ -611,9 +685,9 @@ def ratios(by: dict[str, Row], tree_bytes: int) -> dict[str, float | None]:
     for key, row in by.items():
         out[f"{key}_over_floor"] = _quotient(_seconds(row), _seconds(by["floor"]))
     for key in ("noop", "touch", "append", "cold_again"):
-        out[f"{key}_over_cold"] = _quotient(_seconds(by[key]), cold.seconds)
-    out["cold_over_naive"] = _quotient(cold.seconds, _seconds(by["naive"]))
-    out["cold_over_dlt"] = _quotient(cold.seconds, _seconds(by["dlt"]))
+        out[f"{key}_over_cold"] = _quotient(_seconds(by[key]), _seconds(cold))
+    out["cold_over_naive"] = _quotient(_seconds(cold), _seconds(by["naive"]))
+    out["cold_over_dlt"] = _quotient(_seconds(cold), _seconds(by["dlt"]))
     out["db_over_naive"] = _quotient(cold.db_bytes, by["naive"].db_bytes)
     out["db_over_dlt"] = _quotient(cold.db_bytes, by["dlt"].db_bytes)
     out["db_over_raw"] = _quotient(cold.db_bytes, tree_bytes)
@@ -634,26 +708,32 @@ def size_spread(a: int | None, b: int | None) -> float | None:
     return abs(a - b) / min(a, b)
 
 
-def targets(by: dict[str, Row]) -> list[dict[str, Any]]:
+def targets(by: dict[str, Row], cold_builds: list[Row] | None = None
+            ) -> list[dict[str, Any]]:
     """The targets of one tree, each with the figure measured and met (None: not measured,
-    e.g. the naive row failed)."""
+    e.g. the naive row failed). cold_builds: every cold build of the tree (the cold rows
+    when not given)."""
     cold = by["cold"]
-    over_floor = _quotient(cold.seconds, by["floor"].seconds)
-    peaks = {k: by[k].peak_rss_mb for k in OURS if by[k].peak_rss_mb is not None}
+    builds = cold_builds if cold_builds is not None else [by["cold"], by["cold_again"]]
+    over_floor = _quotient(_seconds(cold), by["floor"].seconds)
+    peaks = {r.key: r.peak_rss_mb for r in [*(by[k] for k in OURS), *builds]
+             if r.peak_rss_mb is not None}
     worst = max(peaks, key=lambda k: peaks[k])
+    failed = sum(r.status == "out_of_memory" for r in builds)
     return [
         _check("cold_over_floor", over_floor, COLD_OVER_FLOOR_MAX,
                stretch=COLD_OVER_FLOOR_STRETCH,
                stretch_met=None if over_floor is None else over_floor <= COLD_OVER_FLOOR_STRETCH),
-        _check("cold_over_naive", _quotient(cold.seconds, _seconds(by["naive"])),
+        _check("cold_over_naive", _quotient(_seconds(cold), _seconds(by["naive"])),
                COLD_OVER_NAIVE_MAX),
-        _check("append_over_cold", _quotient(by["append"].seconds, cold.seconds),
+        _check("append_over_cold", _quotient(_seconds(by["append"]), _seconds(cold)),
                APPEND_OVER_COLD_MAX),
-        _check("append_seconds", by["append"].seconds, APPEND_SECONDS_BELOW, strict=True),
-        _check("touch_over_cold", _quotient(by["touch"].seconds, cold.seconds),
+        _check("append_seconds", _seconds(by["append"]), APPEND_SECONDS_BELOW, strict=True),
+        _check("touch_over_cold", _quotient(_seconds(by["touch"]), _seconds(cold)),
                TOUCH_OVER_COLD_MAX),
-        _check("noop_over_cold", _quotient(by["noop"].seconds, cold.seconds),
+        _check("noop_over_cold", _quotient(_seconds(by["noop"]), _seconds(cold)),
                NOOP_OVER_COLD_MAX),
+        _check("cold_out_of_memory", failed, COLD_OUT_OF_MEMORY_MAX, builds=len(builds)),
         _check("peak_rss_mb", peaks[worst], PEAK_RSS_MB_BELOW, strict=True, row=worst),
         _check("db_over_naive", _quotient(cold.db_bytes, by["naive"].db_bytes),
                DB_OVER_NAIVE_MAX),
@@ -701,6 +781,8 @@ TARGET_TEXT: dict[str, tuple[str, Callable[[float], str], Callable[[dict], str]]
                        lambda t: f"< {t['limit']:g} s"),
     "touch_over_cold": ("one file touched / cold", _share, lambda t: f"<= {t['limit']:.0%}"),
     "noop_over_cold": ("no-op / cold", _share, lambda t: f"<= {t['limit']:.0%}"),
+    "cold_out_of_memory": ("cold builds out of memory", lambda v: f"{v:.0f}",
+                           lambda t: f"<= {t['limit']:g}"),
     "peak_rss_mb": ("peak memory, ours", lambda v: f"{v:.0f} MB", lambda t: f"< {t['limit']:g} MB"),
     "db_over_naive": ("our db / naive db", _times, lambda t: f"<= {t['limit']:g}x"),
     "cold_size_spread": ("db size, two cold builds", lambda v: f"{v:.1%} apart",
@@ -715,6 +797,8 @@ def target_cell(t: dict[str, Any]) -> str:
     figure = "-" if t["value"] is None else show(t["value"])
     if t["name"] == "peak_rss_mb":
         figure += f" ({t['row']})"
+    if t["name"] == "cold_out_of_memory" and t["value"] is not None:
+        figure += f" of {t['builds']}"
     return f"{figure} {verdict(t)}"
 
 
@@ -737,6 +821,49 @@ def format_tree(tree: dict[str, Any]) -> list[str]:
             f"{_cell(r['peak_rss_mb'], '8.0f')} "
             f"{_cell(None if r['db_bytes'] is None else r['db_bytes'] / 1e6, '8.1f')} "
             f"{_cell(r['load_average'], '5.1f')}  {r['note']}")
+    builds = tree.get("cold_builds") or []
+    if len(builds) > 2:
+        lines.append(format_cold_builds(builds))
+    return lines
+
+
+def format_cold_builds(builds: list[dict[str, Any]]) -> str:
+    """One line on every cold build of a tree: how many ran out of memory, the median
+    seconds and CPU seconds of those that finished, the highest peak memory of all."""
+    done = [b for b in builds if b["status"] == "ok"]
+    failed = sum(b["status"] == "out_of_memory" for b in builds)
+    peaks = [b["peak_rss_mb"] for b in builds if b["peak_rss_mb"] is not None]
+    line = f"{len(builds)} cold builds: {failed} out of memory"
+    if done:
+        line += (f"; median {statistics.median(b['seconds'] for b in done):.1f} s, "
+                 f"{statistics.median(b['cpu_seconds'] for b in done):.1f} CPU s")
+    if peaks:
+        line += f"; peak memory {max(peaks):.0f} MB at most"
+    return line
+
+
+def format_profile(tree: dict[str, Any], top: int = 10) -> list[str]:
+    """Where the last cold build of a tree spent its time and its database its bytes."""
+    prof = tree.get("profile")
+    if not prof:
+        return []
+    lines = [f"profile of the last cold build ({tree['label']}): parse "
+             f"{prof['parse_seconds']:.1f} s, load {prof['load_seconds']:.1f} s, DuckDB "
+             f"memory limit {prof['memory_limit']}",
+             "  load steps, by wall time:  wall s   cpu s  step"]
+    for name, wall, cpu in sorted(prof["steps"], key=lambda x: -x[1])[:top]:
+        lines.append(f"  {'':24s} {wall:7.2f} {cpu:7.2f}  {name}")
+    lines.append("  statements, by CPU time:   cpu s  wall s  peak MB  spill MB  statement")
+    for st in sorted(prof["statements"], key=lambda x: -x["cpu_seconds"])[:top]:
+        lines.append(f"  {'':24s} {st['cpu_seconds']:7.2f} {st['seconds']:7.2f} "
+                     f"{st['peak_buffer_bytes'] / 1e6:8.0f} {st['spilled_bytes'] / 1e6:9.0f}  "
+                     f"{st['sql'][:90]}")
+    lines.append(f"  bytes in the file ({prof['used_bytes'] / 1e6:.1f} MB): " + ", ".join(
+        f"{t} {b / 1e6:.1f}" for t, b in prof["tables"][:6])
+        + f", metadata and indexes {prof['other_bytes'] / 1e6:.1f} MB")
+    lines.append("  largest columns: " + ", ".join(
+        f"{c['table']}.{c['column']} {c['bytes'] / 1e6:.1f} ({c['compression']})"
+        for c in prof["columns"][:6]))
     return lines
 
 
@@ -781,6 +908,9 @@ def format_report(report: dict[str, Any]) -> str:
              f"({report['seconds'] / 60:.1f} min)"]
     for tree in report["trees"]:
         lines += ["", *format_tree(tree)]
+    for tree in report["trees"]:
+        if tree.get("profile"):
+            lines += ["", *format_profile(tree)]
     lines += ["", *format_targets(report["trees"])]
     if report.get("scaling"):
         lines += ["", *format_scaling(report["scaling"])]

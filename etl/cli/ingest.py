@@ -20,7 +20,8 @@ from etl.cli.options import BUILD_HELP, db_option
 from etl.connection import open_warehouse
 from etl.extract.inspect_logs import InspectKeys
 from etl.pipeline.ingest import SEE_REJECTS, IngestOptions, IngestSummary, run_ingest
-from etl.pipeline.load import LOAD_MEMORY_LIMIT, memory_limit_problem
+from etl.pipeline.load import memory_limit_problem
+from etl.pipeline.memory import DEFAULT_HELP
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS
 from etl.schema import query_text
 from etl.terminal import one_line, printable
@@ -76,8 +77,11 @@ def _task_map(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def check_memory_limit(value: str) -> str:
-    """A --memory-limit DuckDB understands, or a usage error naming what it wants."""
+def check_memory_limit(value: str | None) -> str | None:
+    """A --memory-limit DuckDB understands, or a usage error naming what it wants (None:
+    the default, a share of the machine's memory)."""
+    if value is None:
+        return None
     problem = memory_limit_problem(value)
     if problem:
         raise click.BadParameter(f"{value!r}: {problem}")
@@ -106,12 +110,17 @@ def check_memory_limit(value: str) -> str:
               help="The unterminated last line of a results file modified less than this "
                    "many seconds ago is in progress (a writer is still on it): not loaded, "
                    "not rejected, counted in files.n_in_progress. 0: judge it at once.")
-@click.option("--memory-limit", default=LOAD_MEMORY_LIMIT, show_default=True,
+@click.option("--memory-limit", default=None,
+              show_default=DEFAULT_HELP,
               callback=lambda ctx, param, value: check_memory_limit(value),
               help="DuckDB memory limit while the new database is built (e.g. 2GB); past "
-                   "it DuckDB spills to <db>.tmp-<pid>.tmp. The parse workers and Python "
-                   "are outside it (docs/SAFETY.md says what a whole ingest uses).")
+                   "it the load spills to <db>.tmp-<pid>.tmp beside the new database. A "
+                   "larger limit spills less. The parse workers and Python are outside it "
+                   "(docs/SAFETY.md says what a whole ingest uses).")
 @click.option("--force", is_flag=True, help=FORCE_HELP)
+@click.option("--profile-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write DuckDB's profile of every statement of the load to this directory "
+                   "(one JSON file each, listed with its step in statements.jsonl).")
 @click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the ingest's figures (the summary below, as numbers) to "
                    "this file as JSON.")
@@ -141,7 +150,8 @@ def check_memory_limit(value: str) -> str:
                    "the clustered statistics (default: subject_id when a sample has it).")
 def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: bool,
                    redact: bool, redact_key: str | None, wait_seconds: float,
-                   quiet: bool, in_progress_seconds: float, memory_limit: str, force: bool,
+                   quiet: bool, in_progress_seconds: float, memory_limit: str | None,
+                   force: bool, profile_dir: Path | None,
                    summary_json: Path | None,
                    watch_tree: bool, poll_seconds: float, settle_seconds: float,
                    max_ingests: int | None, stop_after_idle: float | None,
@@ -190,6 +200,7 @@ def ingest_command(root: Path, db: Path, jobs: int, full: bool, keep_images: boo
                             jobs=jobs, full=full, wait_seconds=wait_seconds,
                             in_progress_seconds=in_progress_seconds,
                             memory_limit=memory_limit, force=force,
+                            profile_dir=profile_dir,
                             inspect=InspectKeys(inspect_benchmarks, inspect_task_key,
                                                 cluster_key))
     if watch_tree and summary_json is not None:

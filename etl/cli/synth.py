@@ -35,11 +35,13 @@ def _show_progress(bytes_written: int, run_id: str) -> None:
               help="Approximate total size of a --scale bench tree, in GB.")
 @click.option("--shape", type=click.Choice(list(TRAJECTORY_SHAPES)), default="default",
               show_default=True,
-              help="How agentic trajectories spend their text: default (a tool call per "
-                   "~30k characters, the tree every seed has always produced); long-tools "
-                   "(two tool calls, each result half the text, up to a megabyte); many-short (a "
-                   "tool call per ~400 characters, up to 500 per trajectory). The tree size "
-                   "stays near --bench-gb.")
+              help="How the tree spends its text: default (a tool call per ~30k "
+                   "characters, the tree every seed has always produced); long-tools (two "
+                   "tool calls, each result half the text, up to a megabyte); many-short (a "
+                   "tool call per ~400 characters, up to 500 per trajectory); many-copies "
+                   "(every text result also in merged, region shard and steal files, and "
+                   "long one-shot timelines shared by every model of a question). The tree "
+                   "size stays near --bench-gb.")
 @click.option("--force", is_flag=True, help="Replace an existing OUT (and its siblings).")
 def synth(out: Path, scale: str, seed: int, damage: bool, bench_gb: float, shape: str,
           force: bool) -> None:

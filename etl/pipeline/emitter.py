@@ -25,7 +25,7 @@ from etl.read import EXCERPT_CHARS
 from etl.schema import staged_schema
 
 FLUSH_ROWS = 20_000
-FLUSH_BYTES = 32 << 20
+FLUSH_BYTES = 8 << 20
 FILL_FROM_FILE = ("run_id", "file_id", "benchmark", "mode", "split", "model")
 # The column whose text dominates a table's row size, to bound a batch's memory.
 SIZE_COLUMN = {"messages": "content", "tool_calls": "arguments", "images": "data",

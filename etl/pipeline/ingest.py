@@ -77,15 +77,17 @@ from etl.pipeline.interrupts import (
     stop_if_ctrl_c,
 )
 from etl.pipeline.load import (
-    LOAD_MEMORY_LIMIT,
     LoadPlan,
     build_database,
     connect_new,
+    heaviest_vector,
     loaded_record,
     options_json,
     plan_load,
 )
+from etl.pipeline.memory import LoadSteps, plan_memory
 from etl.pipeline.plan import DEFAULT_QUIET_SECONDS, FilePlan
+from etl.pipeline.profile import ProfiledConnection
 from etl.pipeline.publish import (
     check_replaceable,
     clean_stale_temps,
@@ -119,10 +121,14 @@ class IngestOptions:
     # The quiet period: the unterminated last line of a results file modified less than this
     # long ago is in progress, not damage (etl/pipeline/segments.py).
     in_progress_seconds: float = DEFAULT_QUIET_SECONDS
-    memory_limit: str = LOAD_MEMORY_LIMIT  # DuckDB's, while the new database is built
+    # DuckDB's, while the new database is built; None: a share of the machine's memory
+    # (etl/pipeline/memory.py default_memory_limit)
+    memory_limit: str | None = None
     # Ingest a root that is not a results root, or a tree with symlinks to missing targets,
     # instead of refusing it (NotAResultsRoot, MissingLinkTargets); a warning says so.
     force: bool = False
+    # Write DuckDB's profile of every statement of the load here (etl/pipeline/profile.py).
+    profile_dir: Path | None = None
     # False: load the rows only, without the derived tables, the views and the board
     # history (what `etl check` reads is the rows; the derive steps are half of a small
     # build). Only for a database that is thrown away: an update of it would lack them.
@@ -171,6 +177,9 @@ class IngestSummary:
     n_files_replaced: int = 0  # files whose rows the load inserted or deleted
     n_runs_reranked: int = 0  # runs whose results and derived rows were recomputed
     free_fraction: float = 0.0  # of the database file's blocks, free (left by updates)
+    memory_limit: str = ""  # DuckDB's, as the load ran (etl/pipeline/memory.py plan_memory)
+    # [step, wall seconds, CPU seconds] of every step of the load, in order
+    load_steps: list[list[Any]] = field(default_factory=list)
 
     def in_progress_note(self) -> str:
         if not self.n_in_progress:
@@ -561,40 +570,55 @@ def _load(run: _Ingest, load_plan: LoadPlan, temp: Path, ingest_row: dict[str, A
     if not load_plan.full:
         copy_published(run.db, temp)
         crash_point("copied")
-    con = connect_new(temp, memory_limit=run.options.memory_limit)
+    memory = plan_memory(run.options.memory_limit,
+                         heaviest_vector(run.disc, run.staged, run.cache_root, load_plan))
+    summary.memory_limit = memory.limit
+    if memory.warning:
+        summary.warnings.append(memory.warning)
+    steps = LoadSteps(memory.limit)
+    with steps.step("opening the new database"):
+        con = connect_new(temp, memory_limit=memory.limit)
+    if run.options.profile_dir is not None:
+        con = ProfiledConnection(con, run.options.profile_dir, steps)  # type: ignore[assignment]
     try:
         ingest_row["finished_at"] = None
-        redactions = (prepare_redaction(con, run.options.redact_key)
-                      if run.options.redact else None)
+        with steps.step("preparing the redaction"):
+            redactions = (prepare_redaction(con, run.options.redact_key)
+                          if run.options.redact else None)
         history_rows = _same_options_history(run)
         history = [_history_row(h) for h in history_rows]
         derive = run.options.derive
         build_database(con, run.disc, run.staged, run.cache_root, ingest_row, history,
                        load_plan, post_load=derive_steps(load_plan.full) if derive else [],
-                       redactions=redactions)
+                       redactions=redactions, steps=steps)
         # The boards of earlier ingests: already in an updated copy; a cold build takes them
         # from the file it replaces.
         previous = run.db if load_plan.full and run.db.exists() else None
-        problem = record_leaderboard_history(con, previous, run.ingest_id) if derive else None
+        with steps.step("recording the leaderboard history"):
+            problem = (record_leaderboard_history(con, previous, run.ingest_id)
+                       if derive else None)
         if problem:
             summary.warnings.append(problem)
         other_options = [row["ingest_id"] for row in run.index.get("ingests", [])
                          if row not in history_rows]
-        if other_options and derive:  # the boards of builds left out of the history
-            con.execute("DELETE FROM leaderboard_history WHERE list_contains(?, ingest_id)",
-                        [other_options])
-        con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
-                    [dt.datetime.now(dt.UTC).replace(tzinfo=None), run.ingest_id])
-        summary.table_rows = _table_rows(con)
-        summary.n_duplicates = con.execute(
-            "SELECT coalesce(sum(n_duplicates), 0) FROM files").fetchall()[0][0]
-        summary.n_rejected, summary.n_repaired = con.execute(
-            "SELECT count(*) FILTER (severity = 'error'), "
-            "count(*) FILTER (severity = 'repaired') FROM rejects").fetchall()[0]
-        con.execute("CHECKPOINT")
+        with steps.step("counting the rows of every table"):
+            if other_options and derive:  # the boards of builds left out of the history
+                con.execute("DELETE FROM leaderboard_history "
+                            "WHERE list_contains(?, ingest_id)", [other_options])
+            con.execute("UPDATE ingests SET finished_at = ? WHERE ingest_id = ?",
+                        [dt.datetime.now(dt.UTC).replace(tzinfo=None), run.ingest_id])
+            summary.table_rows = _table_rows(con)
+            summary.n_duplicates = con.execute(
+                "SELECT coalesce(sum(n_duplicates), 0) FROM files").fetchall()[0][0]
+            summary.n_rejected, summary.n_repaired = con.execute(
+                "SELECT count(*) FILTER (severity = 'error'), "
+                "count(*) FILTER (severity = 'repaired') FROM rejects").fetchall()[0]
+        with steps.step("writing the new database (final checkpoint)"):
+            con.execute("CHECKPOINT")
         summary.free_fraction = free_fraction(con)
         crash_point("built")
     finally:
+        summary.load_steps = [[name, wall, cpu] for name, wall, cpu in steps.timings]
         con.close()
 
 

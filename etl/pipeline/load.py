@@ -26,6 +26,7 @@ from etl.pipeline.copies import RESULT_KINDS
 from etl.pipeline.discover import Discovery
 from etl.pipeline.emitter import StageResult
 from etl.pipeline.interrupts import crash_point, stop_if_ctrl_c
+from etl.pipeline.memory import VECTOR_ROWS, LoadSteps, default_memory_limit
 from etl.redact import Redactions
 from etl.rows import insert_rows
 from etl.schema import STAGING_EXTRAS, arrow_schemas, create_schema, load_sql
@@ -36,13 +37,6 @@ RESULT_CHILDREN = ("messages", "tool_calls", "images", "question_scores", "call_
 # Tables filled from the discovery and the code, not from staged rows: rewritten whole on
 # every load (they are small).
 CATALOG_TABLES = ("files", "runs", "models", "model_aliases", "ingests")
-
-
-# The insert of the trajectory text holds its long strings uncompressed until the
-# checkpoint; below about 700 MB DuckDB spills them to disk and back, which doubled the
-# messages insert on the bench tree (measured: 400 MB 10-19 s, 1 GB 7.6 s, 1.5 GB 5 s).
-# 700 MB keeps the ingest's whole process tree under 1 GB (the workers have exited by then).
-LOAD_MEMORY_LIMIT = "700MB"
 
 
 @dataclass
@@ -153,12 +147,16 @@ def memory_limit_problem(value: str) -> str | None:
     return None
 
 
-def connect_new(path: Path, memory_limit: str = LOAD_MEMORY_LIMIT, threads: int = 2
+def connect_new(path: Path, memory_limit: str | None = None, threads: int = 2
                 ) -> duckdb.DuckDBPyConnection:
+    """The new database at path, with the load's memory budget (etl/pipeline/memory.py;
+    None: the default share of the machine) and its spill directory beside it
+    (<path>.tmp, which clean_stale_temps removes if the ingest is killed)."""
     con = duckdb.connect(str(path), config={
         "storage_compatibility_version": STORAGE_VERSION,
-        "memory_limit": memory_limit,
+        "memory_limit": memory_limit or default_memory_limit(),
         "threads": threads,
+        "temp_directory": f"{path}.tmp",
         "preserve_insertion_order": True,
     })
     con.execute("SET enable_progress_bar = false")  # it would write to our stdout
@@ -237,30 +235,87 @@ class _Parts:
         return self._files(table, dirs)
 
 
+# The tables whose rows carry long text (what a vector of 2048 rows can weigh).
+TEXT_TABLES = ("results", *RESULT_CHILDREN, "rejects")
+
+
+def heaviest_vector(disc: Discovery, staged: dict[str, StageResult], cache_root: Path,
+                    plan: LoadPlan) -> tuple[str | None, int]:
+    """(table, bytes) of the heaviest 2048 consecutive rows the load inserts into a table of
+    long text (etl/pipeline/memory.py plans the budget from it), from the footers of the
+    staged Parquet alone: row groups in insertion order, the rows of a row group taken as
+    equally heavy."""
+    parts = _Parts(disc, staged, cache_root, plan)
+    heaviest: tuple[str | None, int] = (None, 0)
+    con = duckdb.connect()
+    try:
+        for table in TEXT_TABLES:
+            files = parts.added(table)
+            if not files:
+                continue
+            groups = con.execute(load_sql("row_group_sizes.sql"), {"files": files}).fetchall()
+            order = {path: i for i, path in enumerate(files)}
+            groups.sort(key=lambda g: (order.get(g[0], 0), g[1]))
+            weight = _heaviest_window([(rows, size) for _, _, rows, size in groups])
+            if weight > heaviest[1]:
+                heaviest = (table, weight)
+    finally:
+        con.close()
+    return heaviest
+
+
+def _heaviest_window(groups: list[tuple[int, int]], rows: int = VECTOR_ROWS) -> int:
+    """The most bytes any `rows` consecutive rows hold, given (rows, bytes) of consecutive
+    groups whose rows are taken as equally heavy (a window starts at a group's first row)."""
+    best = 0
+    for start in range(len(groups)):
+        left, total = rows, 0.0
+        for n, size in groups[start:]:
+            if n <= 0:
+                continue
+            take = min(left, n)
+            total += size * take / n
+            left -= take
+            if not left:
+                break
+        best = max(best, int(total))
+    return best
+
+
 def build_database(con: duckdb.DuckDBPyConnection, disc: Discovery,
                    staged: dict[str, StageResult], cache_root: Path, ingest: dict[str, Any],
                    history: list[dict[str, Any]], plan: LoadPlan,
                    post_load: Iterable[Callable] = (),
-                   redactions: Redactions | None = None) -> None:
+                   redactions: Redactions | None = None,
+                   steps: LoadSteps | None = None) -> None:
     """Bring con's database up to date: create the schema (cold build), replace the rows of
     the plan's files, re-rank the results of its runs, then run the post-load steps. With
-    redactions (see etl/redact.py), redacted columns are replaced as they are loaded."""
+    redactions (see etl/redact.py), redacted columns are replaced as they are loaded.
+    `steps` hears which step runs (an out-of-memory error names it)."""
+    steps = steps or LoadSteps(str(con.execute(
+        "SELECT current_setting('memory_limit')").fetchall()[0][0]))
     if plan.full:
         # DDL in one transaction: statement by statement, every COMMENT ON commits on its
         # own, and the schema alone took 0.7-1.3 s instead of 0.2 s.
-        in_transaction(con, create_schema)
+        with steps.step("creating the schema"):
+            in_transaction(con, create_schema)
     parts = _Parts(disc, staged, cache_root, plan)
-    _scope_tables(con, disc, plan)
-    in_transaction(con, lambda c: _load_catalog(c, disc, staged, ingest["ingest_id"]))
-    in_transaction(con, lambda c: _load_file_tables(c, disc, parts, redactions,
-                                                    ingest["ingest_id"]))
-    _load_results(con, parts, redactions)
+    with steps.step("loading the catalog (files, runs, models)"):
+        _scope_tables(con, disc, plan)
+        in_transaction(con, lambda c: _load_catalog(c, disc, staged, ingest["ingest_id"]))
+    with steps.step("loading rejects and the run metadata, summary and score-file tables"):
+        in_transaction(con, lambda c: _load_file_tables(c, disc, parts, redactions,
+                                                        ingest["ingest_id"]))
+    _load_results(con, parts, redactions, steps)
     crash_point("replaced")
-    in_transaction(con, lambda c: _load_scores(c, parts, redactions))
-    con.execute(load_sql("inspect_runs.sql"))  # the runs of Inspect logs take their keys
-    con.execute(load_sql("finish.sql"))
+    with steps.step("loading the scores of the authors' per-question files"):
+        in_transaction(con, lambda c: _load_scores(c, parts, redactions))
+    with steps.step("counting duplicates and results per run"):
+        con.execute(load_sql("inspect_runs.sql"))  # the runs of Inspect logs take their keys
+        con.execute(load_sql("finish.sql"))
     for hook in post_load:
-        in_transaction(con, hook)
+        with steps.step(f"deriving {getattr(hook, '__name__', 'a derived table')}"):
+            in_transaction(con, hook)
     crash_point("recomputed")
     counts = con.execute("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM "
                          "rejects)").fetchall()[0]
@@ -338,46 +393,55 @@ def _load_file_tables(con: duckdb.DuckDBPyConnection, disc: Discovery, parts: _P
 
 
 def _load_results(con: duckdb.DuckDBPyConnection, parts: _Parts,
-                  redactions: Redactions | None) -> None:
+                  redactions: Redactions | None, steps: LoadSteps) -> None:
     """Re-rank every copy of every result of the plan's runs (sql/load/result_copies.sql)
     and replace the rows of the results whose preferred copy is not the loaded one."""
-    copies = parts.of_runs("results", result_kinds=True)
-    if copies:
-        con.execute(load_sql("result_copies.sql"), {"files": copies})
-    else:  # read_parquet needs at least one file
-        con.execute("CREATE OR REPLACE TEMP TABLE result_copies (run_id VARCHAR, qid VARCHAR, "
-                    "run_index INTEGER, file_id VARCHAR, rec_no BIGINT, part VARCHAR, "
-                    "pick BIGINT, n_copies BIGINT)")
-    in_transaction(con, lambda c: c.execute(load_sql("result_changes.sql")))
+    with steps.step("ranking the copies of each result"):
+        copies = parts.of_runs("results", result_kinds=True)
+        if copies:
+            con.execute(load_sql("result_copies.sql"), {"files": copies})
+        else:  # read_parquet needs at least one file
+            con.execute("CREATE OR REPLACE TEMP TABLE result_copies (run_id VARCHAR, "
+                        "qid VARCHAR, run_index INTEGER, file_id VARCHAR, rec_no BIGINT, "
+                        "part VARCHAR, pick BIGINT, n_copies BIGINT)")
+        in_transaction(con, lambda c: c.execute(load_sql("result_changes.sql")))
     load_dirs = [str(Path(row[0]).parent) for row in con.execute(
         "SELECT DISTINCT part FROM load_keys ORDER BY part").fetchall()]
-    if load_dirs:
-        con.execute(load_sql("results.sql").format(
-            select=_select_for("results", redactions, exclude=("n_copies", "error_kind")),
-            error_kind=load_sql("error_kind.sql").strip()),
-            {"files": [str(Path(d) / "results.parquet") for d in load_dirs]})
-    # The child inserts write each byte once (measured, docs/PERFORMANCE.md "Database
+    # The row inserts write each byte once (measured, docs/PERFORMANCE.md "Database
     # size"): one thread each, since a parallel insert leaves a partial row group where a
     # thread's run of input ends, which the next checkpoint merges and writes again, leaving
     # the first copy as free blocks in the file (11% of it on the long-tools bench tree, a
-    # different amount on every build). The long text columns are declared ZSTD in schema/;
-    # every other column gets DuckDB's own choice (forcing ZSTD on the short strings of ids,
-    # tool names and scores took 2-3x more space).
+    # different amount on every build). One thread also bounds what the insert holds: one
+    # row group of staged Parquet read at a time, and the inserted rows in file order
+    # without a sort (a sort of the results by key held all their text at once and ran out
+    # of memory on a 6 GB tree; docs/PERFORMANCE.md "Memory"). The long text columns are
+    # declared ZSTD in schema/; every other column gets DuckDB's own choice (forcing ZSTD on
+    # the short strings of ids, tool names and scores took 2-3x more space).
     threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
     con.execute("SET threads = 1")
     # One INSERT per table, every file through the join against load_keys: loading the
     # files without a losing copy without the join made the insert faster but left 8 s of
     # compression to the checkpoint.
-    try:
-        for table in RESULT_CHILDREN:
-            files = [str(Path(d) / f"{table}.parquet") for d in load_dirs
-                     if (Path(d) / f"{table}.parquet").exists()]
-            if files:
+    if load_dirs:
+        with steps.step("inserting the results"):
+            con.execute(load_sql("results.sql").format(
+                select=_select_for("results", redactions,
+                                   exclude=("n_copies", "error_kind")),
+                error_kind=load_sql("error_kind.sql").strip()),
+                {"files": [str(Path(d) / "results.parquet") for d in load_dirs]})
+    for table in RESULT_CHILDREN:
+        files = [str(Path(d) / f"{table}.parquet") for d in load_dirs
+                 if (Path(d) / f"{table}.parquet").exists()]
+        if files:
+            with steps.step(f"inserting the {table} of the results"):
                 con.execute(load_sql("children.sql").format(
-                    table=table, select=_select_for(table, redactions)), {"files": files})
+                    table=table, select=_select_for(table, redactions)),
+                    {"files": files})
+    with steps.step("writing the inserted rows (checkpoint)"):
         con.execute("CHECKPOINT")
-    finally:
-        con.execute(f"SET threads = {threads:d}")
+    # Not in a finally: after a commit that ran out of memory the database is invalid, and
+    # DuckDB's FatalException would hide what went wrong (the load is abandoned anyway).
+    con.execute(f"SET threads = {threads:d}")
 
 
 def _load_scores(con: duckdb.DuckDBPyConnection, parts: _Parts,

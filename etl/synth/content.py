@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,6 +193,56 @@ class Filler:
         chars = max(1, min(chars, self.n - 1))
         start = rng.randrange(self.n - chars)
         return self.text[start:start + chars]
+
+
+# What a patient timeline of a one-shot prompt is made of (Timelines): EHR event lines of a
+# few tables, their items and units.
+TIMELINE_EVENTS = (
+    ("labevents", "Creatinine", "mg/dL"), ("labevents", "Potassium", "mEq/L"),
+    ("labevents", "Hemoglobin", "g/dL"), ("labevents", "White Blood Cells", "K/uL"),
+    ("labevents", "Lactate", "mmol/L"), ("chartevents", "Heart Rate", "bpm"),
+    ("chartevents", "Non Invasive Blood Pressure systolic", "mmHg"),
+    ("chartevents", "O2 saturation pulseoxymetry", "%"), ("chartevents", "Temperature", "°F"),
+    ("inputevents", "NaCl 0.9%", "mL"), ("prescriptions", "Heparin", "UNIT"),
+    ("microbiologyevents", "BLOOD CULTURE", "NEGATIVE"), ("transfers", "ICU 集中治疗", ""),
+)
+
+
+class Timelines:
+    """The patient timeline of each question, for shapes with shared timelines
+    (spec.TrajectoryShape.shared_timelines): repetitive EHR event lines drawn from the
+    question's own stream, its length from Sizes.draw around `mean`, built once per question
+    and the same for every model and every copy that answers it."""
+
+    def __init__(self, seed: int, mean: int, draw: Callable[[random.Random, int], int]) -> None:
+        self.seed = seed
+        self.mean = mean
+        self.draw = draw
+        self.built: dict[str, str] = {}
+
+    def of(self, qid: str) -> str:
+        text = self.built.get(qid)
+        if text is None:
+            text = self.built[qid] = self._build(qid)
+        return text
+
+    def _build(self, qid: str) -> str:
+        rng = stream(self.seed, "timeline", qid)
+        chars = max(200, self.draw(rng, self.mean))
+        lines: list[str] = []
+        n = 0
+        day, minute = rng.randint(1, 28), rng.randrange(1440)
+        while n < chars:
+            table, item, unit = TIMELINE_EVENTS[rng.randrange(len(TIMELINE_EVENTS))]
+            minute += rng.randrange(5, 240)
+            day += minute // 1440
+            minute %= 1440
+            value = round(rng.uniform(0.5, 150.0), 1)
+            line = (f"2150-{1 + day // 28 % 12:02d}-{1 + day % 28:02d} "
+                    f"{minute // 60:02d}:{minute % 60:02d} | {table} | {item}: {value} {unit}")
+            lines.append(line)
+            n += len(line) + 1
+        return "\n".join(lines)
 
 
 class Images:

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from etl.synth import helper_outputs, spec
-from etl.synth.content import Filler, Images, Question, mm_questions, stream, text_questions
+from etl.synth.content import (
+    Filler,
+    Images,
+    Question,
+    Timelines,
+    mm_questions,
+    stream,
+    text_questions,
+)
 from etl.synth.plan import Sizes, plan_run
 from etl.synth.records import Plan, RecordMaker
 from etl.synth.runlog import RunLog
@@ -288,6 +296,8 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
     if resume:
         rows = resumed(ctx, run_id, rows, resume)
     emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", run_id), rows)
+    if ctx.maker.trajectory_shape.copies and archive is None:
+        more_copies(ctx, d, run_id, final, shards=True)
     if run_id == HELPER_OUTPUTS_RUN:
         helper_files(ctx, d, run_id, rows)
     if aux:
@@ -297,6 +307,35 @@ def text_agentic_run(ctx: Ctx, d: Dir, run_id: str, bench: str, split: str, mode
     ctx.add_run(run_id, bench, "agentic", split, model,
                 expected_count(ctx, bench, split), archive)
     return final
+
+
+# Of a region shard of a run with more copies (more_copies), the share of its rows another
+# shard's worker stole.
+STOLEN_SHARE = 0.2
+
+
+def more_copies(ctx: Ctx, d: Dir, run_id: str, final: list[dict[str, Any]],
+                shards: bool) -> None:
+    """The copies a sharded, work-stealing writer leaves beside a run's results.jsonl (the
+    many-copies shape): merged_unique.jsonl (every result, in another completion order),
+    region shards `<region>/results.jsonl` (round-robin; with shards False the run already
+    has them), and the first shard's stolen tail twice, as results_steal_01.jsonl and
+    steal_01/results.jsonl, as run_multi_model_eval.py's try_steal_work leaves it."""
+    merged = completion_order(ctx, f"{run_id}/merged", final)
+    emit(ctx, jsonl(ctx, d, "merged_unique.jsonl", "results_merged", run_id), merged)
+    regions = spec.REGIONS[:2]
+    for ri, region in enumerate(regions):
+        mine = [r for n, r in enumerate(final) if n % len(regions) == ri]
+        n_steal = int(len(mine) * STOLEN_SHARE) if ri == 0 else 0
+        stolen = mine[len(mine) - n_steal:]
+        rd = d.sub(region)
+        if shards:
+            own = completion_order(ctx, f"{run_id}/{region}", mine[:len(mine) - n_steal])
+            emit(ctx, jsonl(ctx, rd, "results.jsonl", "results_shard", run_id), own)
+        if stolen:
+            emit(ctx, jsonl(ctx, rd, "results_steal_01.jsonl", "results_steal", run_id), stolen)
+            emit(ctx, jsonl(ctx, rd.sub("steal_01"), "results.jsonl", "results_steal_copy",
+                            run_id), stolen)
 
 
 # The run whose directory also holds what the authors' helper scripts write beside a
@@ -448,6 +487,8 @@ def text_oneshot_run(ctx: Ctx, d: Dir, run_id: str, split: str, model: str,
         shard.close()
     # the runner's merge step: shards concatenated in region order
     emit(ctx, jsonl(ctx, d, "results.jsonl", "results_top", run_id, True), top_recs, top_raw)
+    if ctx.maker.trajectory_shape.copies and archive is None:
+        more_copies(ctx, d, run_id, final, shards=False)
     if scores:
         text_score_files(ctx, d, run_id, final, qs)
     ctx.add_run(run_id, "ehr_bench", "oneshot", split, model,
@@ -896,7 +937,8 @@ def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
         # agentic ones scaled by the trajectory shape's overhead per payload character
         budget = bench_gb * 1e9
         agentic = budget * shape.payload_scale
-        sizes = Sizes(agentic=int(agentic * 0.38 / 17000), oneshot=int(budget * 0.24 / 90000),
+        sizes = Sizes(agentic=int(agentic * 0.38 / 17000),
+                      oneshot=int(budget * 0.24 * shape.oneshot_scale / 90000),
                       mm_agentic=int(agentic * 0.17 / 30000),
                       mm_oneshot=int(budget * 0.04 / 16000), heavy_tail=True)
         image_bytes = int(budget * 0.08 / 30000 / 2.5)
@@ -905,6 +947,7 @@ def make_ctx(seed: int, scale: spec.Scale, damage: bool, bench_gb: float,
                       heavy_tail=False)
         image_bytes = 200
     ledger = Ledger()
-    maker = RecordMaker(Filler(seed), Images(seed, image_bytes), shape)
+    timelines = Timelines(seed, sizes.oneshot, sizes.draw) if shape.shared_timelines else None
+    maker = RecordMaker(Filler(seed), Images(seed, image_bytes), shape, timelines)
     maker.planted = ledger.planted  # the truth file reads what the records planted
     return Ctx(seed, scale, damage, maker, sizes, ledger, progress_reporter(progress, ledger))

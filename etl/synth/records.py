@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from etl.synth import spec
-from etl.synth.content import Filler, Images, Question
+from etl.synth.content import Filler, Images, Question, Timelines
 from etl.synth.failures import (
     CONTEXT_ERROR,
     WRITER_CAP,
@@ -37,6 +37,10 @@ FINISH_ECHO = "Finish tool called. Final response recorded."
 # IMAGE_TOOL_CONTENT_JSON), typed here from that file.
 IMAGE_TOOLS = ("image_visualizer", "dicom_processor", "chest_xray_classifier",
                "chest_xray_report_generator", "xray_phrase_grounding", "chest_xray_segmentation")
+# What clinseekagent/run_text_curated.py appends to the row's rendered question (its
+# _ANSWER_TRAILER, shortened): the user message of a one-shot record with a shared timeline.
+ANSWER_TRAILER = ("\n\n---\nAfter any reasoning, emit your final answer inside an "
+                  "<answer>...</answer> XML block as the very last thing you write.")
 REMINDER = ("Reminder: you have not called ehr_finish yet. When you know the answer, call "
             "ehr_finish with {\"response\": [...]}.")
 
@@ -121,10 +125,13 @@ class RecordMaker:
     """Builds result records; holds the filler pools so big payloads are cheap slices."""
 
     def __init__(self, filler: Filler, images: Images,
-                 shape: spec.TrajectoryShape = spec.TRAJECTORY_SHAPES["default"]) -> None:
+                 shape: spec.TrajectoryShape = spec.TRAJECTORY_SHAPES["default"],
+                 timelines: Timelines | None = None) -> None:
         self.filler = filler
         self.images = images
         self.trajectory_shape = shape
+        # the question's own timeline for one-shot prompts (shapes with shared_timelines)
+        self.timelines = timelines
         # the failures planted in each record, by planted_key (the truth file reads them)
         self.planted: dict[tuple[str, int, str | None], Planted] = {}
 
@@ -380,6 +387,15 @@ class RecordMaker:
                 region: str, run_index: int = 1) -> dict[str, Any]:
         model_id = spec.backend_id(model, region)
         out = dict(q.inputs)
+        rendered = None
+        if self.timelines is not None:
+            # the benchmark row's rendered question, the same for every model
+            timeline = self.timelines.of(q.qid)
+            rendered = (f"{q.inputs.get('question') or f'Task: {q.task}'}\n"
+                        f"## Patient timeline\n{timeline}\n## Timeline (by table)\n"
+                        f"{timeline}\n## Timeline (recent first)\n{timeline}\n"
+                        f"Answer with a JSON list of strings.")
+            out["question"] = rendered
         if plan.variant == "error_early":
             # the runner's future raised: no session_id, no run_index (DESIGN: run 1)
             out.update(qid=q.qid, messages=[], completed=False, status="error",
@@ -387,10 +403,13 @@ class RecordMaker:
                        error="ConnectionResetError: [Errno 104] Connection reset by peer",
                        backend_region=region, backend_model_id=model_id)
             return out
-        timeline = self.filler.take(rng, plan.payload)
-        prompt = (f"Task: {q.task}\n## Patient timeline\n{timeline}\n## Timeline (by table)\n"
-                  f"{timeline}\n## Timeline (recent first)\n{timeline}\n"
-                  f"Answer with a JSON list of strings.")
+        if rendered is not None:
+            prompt = rendered + ANSWER_TRAILER
+        else:
+            timeline = self.filler.take(rng, plan.payload)
+            prompt = (f"Task: {q.task}\n## Patient timeline\n{timeline}\n"
+                      f"## Timeline (by table)\n{timeline}\n## Timeline (recent first)\n"
+                      f"{timeline}\nAnswer with a JSON list of strings.")
         if plan.variant == "invoke_error":
             text, status = ("[ERROR] ThrottlingException: An error occurred (ThrottlingException)"
                             " when calling the InvokeModel operation: Too many requests"), "error"

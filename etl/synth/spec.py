@@ -160,7 +160,18 @@ class TrajectoryShape:
     payload means, so that a shape whose messages carry more overhead per character of
     payload still comes out near --bench-gb. The bench measures the ingest on more than one
     shape, since what costs time and space differs with it (per-message work and small
-    strings against long strings)."""
+    strings against long strings, copies of results, repeated text).
+
+    Beyond the trajectories, a shape may change how the text runs are written:
+    - copies: each current text run is also written the way a sharded, work-stealing
+      writer leaves it beside its results.jsonl (merged_unique.jsonl, region shards, a
+      steal file and its copy), so most results exist three or four times;
+    - shared_timelines: a one-shot record carries the benchmark row's rendered `question`
+      (task, patient timeline three times, candidates), and the user message is that
+      question plus the runner's answer trailer (clinseekagent/run_text_curated.py): the
+      timeline is the question's, the same for every model, written as repetitive EHR
+      event lines;
+    - oneshot_scale multiplies the one-shot timeline's mean length."""
 
     name: str
     chars_per_step: int
@@ -168,6 +179,9 @@ class TrajectoryShape:
     max_tool_chars: int
     reasoning_cap: int
     payload_scale: float
+    copies: bool = False
+    shared_timelines: bool = False
+    oneshot_scale: float = 1.0
 
 
 TRAJECTORY_SHAPES: dict[str, TrajectoryShape] = {
@@ -177,6 +191,11 @@ TRAJECTORY_SHAPES: dict[str, TrajectoryShape] = {
     "long-tools": TrajectoryShape("long-tools", 2_000_000, 2, 1_000_000, 2_000, 1.0),
     # a step per 400 characters (up to 500 steps): many short messages
     "many-short": TrajectoryShape("many-short", 400, 500, 100_000, 2_000, 0.30),
+    # default trajectories; every text result in three or four files; long one-shot
+    # timelines, the same for every model of a question (payloads scaled so that the tree
+    # stays near --bench-gb)
+    "many-copies": TrajectoryShape("many-copies", 30_000, 200, 100_000, 2_000, 0.25,
+                                   copies=True, shared_timelines=True, oneshot_scale=0.45),
 }
 
 

@@ -4,5 +4,4 @@
 INSERT INTO results BY NAME
 SELECT {select}, k.n_copies, {error_kind} AS error_kind
 FROM read_parquet($files) AS s
-JOIN load_keys AS k ON k.file_id = s.file_id AND k.rec_no = s.rec_no
-ORDER BY s.run_id, s.qid, s.run_index;
+JOIN load_keys AS k ON k.file_id = s.file_id AND k.rec_no = s.rec_no;

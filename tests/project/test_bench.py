@@ -1,5 +1,6 @@
-"""A smoke run of the benchmark harness on two small trees of different shapes: every row is
-taken on each and fits in the run's wall time, the sizes it reports are the sizes of the
+"""A smoke run of the benchmark harness on three small trees of different shapes: every row
+is taken on each and fits in the run's wall time, every cold build is counted and the
+second one profiled, the sizes it reports are the sizes of the
 files on disk (measured here, independently), the ratios are the quotients of its rows,
 each target is met or MISSED as hand arithmetic with the targets' numbers says, the no-op
 re-ingest really is one, the touch parses nothing, the append loads exactly the one record
@@ -27,12 +28,18 @@ import pytest
 from etl.bench import (
     DEFAULT_TREES,
     DLT_PEER,
+    BenchError,
     Row,
+    Settings,
+    Tree,
+    TreeSpec,
     _peer_row,
     dlt_row,
     format_report,
     format_targets,
+    ingest_row,
     run_child,
+    size_spread,
     targets,
 )
 from etl.cli.bench import parse_trees
@@ -41,7 +48,7 @@ from tests.conftest import run_etl
 RESULT_FILE = re.compile(r"^(results|merged_unique|results_steal_\d+)\.jsonl$")
 ROWS = ["floor", "naive", "dlt", "cold", "noop", "touch", "append", "cold_again"]
 OURS = ("cold", "noop", "touch", "append", "cold_again")
-TREES = ("default-seed7-2.5gb", "many-short-seed8-2.5gb")
+TREES = ("default-seed7-2.5gb", "many-short-seed8-2.5gb", "many-copies-seed9-2.5gb")
 HAVE_DLT = importlib.util.find_spec("dlt") is not None
 
 
@@ -53,8 +60,9 @@ def bench(tmp_path_factory):
     out = data / "bench.json"
     started = time.perf_counter()
     # --data relative to the working directory, as `make bench` passes it
-    proc = run_etl("bench", "--data", "d", "--scale", "demo", "--trees", "default:7,many-short:8",
-                   "--scaling-gb", "0.6", "--json-out", str(out), "--jobs", "2", cwd=data)
+    proc = run_etl("bench", "--data", "d", "--scale", "demo", "--trees",
+                   "default:7,many-short:8,many-copies:9", "--scaling-gb", "0.6",
+                   "--cold-builds", "3", "--json-out", str(out), "--jobs", "2", cwd=data)
     wall = time.perf_counter() - started
     table = proc.stdout.split("\n{", 1)[0]
     return json.loads(out.read_text()), data / "d", wall, table
@@ -80,10 +88,10 @@ def _on_disk(db: Path) -> int:
     return os.stat(db).st_size + (os.stat(wal).st_size if wal.exists() else 0)
 
 
-def test_every_row_is_taken_on_both_trees_and_fits_in_the_run(bench):
+def test_every_row_is_taken_on_every_tree_and_fits_in_the_run(bench):
     report, _, wall, table = bench
     assert [t["name"] for t in report["trees"]] == list(TREES)
-    assert [t["shape"] for t in report["trees"]] == ["default", "many-short"]
+    assert [t["shape"] for t in report["trees"]] == ["default", "many-short", "many-copies"]
     for tree in report["trees"]:
         rows = _rows(tree)
         assert [r["key"] for r in tree["rows"]] == ROWS
@@ -100,6 +108,7 @@ def test_every_row_is_taken_on_both_trees_and_fits_in_the_run(bench):
     # The measured commands run one after the other inside `etl bench`: their times add
     # up to less than the wall time this test measured around it (synth included).
     measured = sum(r["seconds"] or 0 for t in report["trees"] for r in t["rows"])
+    measured += sum(b["seconds"] for t in report["trees"] for b in t["cold_builds"][2:])
     assert measured < report["seconds"] < wall
 
 
@@ -147,11 +156,14 @@ def test_ratios_are_the_quotients_of_the_rows(bench):
         assert ratios["cold_over_dlt"] is None and ratios["db_over_dlt"] is None
 
 
-def _expected_targets(rows: dict[str, dict]) -> dict[str, tuple[float, bool]]:
-    """Every target of one tree, by hand from the rows and the targets' numbers."""
+def _expected_targets(rows: dict[str, dict], builds: list[dict]
+                      ) -> dict[str, tuple[float, bool]]:
+    """Every target of one tree, by hand from the rows, the cold builds and the targets'
+    numbers."""
     cold, naive = rows["cold"], rows["naive"]
     s = {k: rows[k]["seconds"] for k in rows}
-    peak = max(rows[k]["peak_rss_mb"] for k in OURS)
+    peak = max([rows[k]["peak_rss_mb"] for k in OURS] + [b["peak_rss_mb"] for b in builds])
+    failed = sum(b["status"] == "out_of_memory" for b in builds)
     a, b = cold["db_bytes"], rows["cold_again"]["db_bytes"]
     spread = abs(a - b) / min(a, b)
     return {
@@ -161,6 +173,7 @@ def _expected_targets(rows: dict[str, dict]) -> dict[str, tuple[float, bool]]:
         "append_seconds": (s["append"], s["append"] < 2.0),
         "touch_over_cold": (s["touch"] / s["cold"], s["touch"] <= 0.05 * s["cold"]),
         "noop_over_cold": (s["noop"] / s["cold"], s["noop"] <= 0.03 * s["cold"]),
+        "cold_out_of_memory": (failed, failed == 0),
         "peak_rss_mb": (peak, peak < 1024),
         "db_over_naive": (a / naive["db_bytes"], a <= naive["db_bytes"]),
         "cold_size_spread": (spread, spread <= 0.02),
@@ -173,10 +186,11 @@ def test_targets_are_marked_by_hand_arithmetic(bench):
               "append_over_cold": "one record appended / cold",
               "append_seconds": "one record appended ", "touch_over_cold": "one file touched",
               "noop_over_cold": "no-op / cold", "peak_rss_mb": "peak memory, ours",
+              "cold_out_of_memory": "cold builds out of memory",
               "db_over_naive": "our db / naive db", "cold_size_spread": "db size, two cold"}
     said_per_tree = []
     for tree in report["trees"]:
-        expected = _expected_targets(_rows(tree))
+        expected = _expected_targets(_rows(tree), tree["cold_builds"])
         got = {t["name"]: t for t in tree["targets"]}
         assert set(got) == set(expected)
         for name, (value, met) in expected.items():
@@ -328,13 +342,92 @@ def test_every_limit_by_hand():
     assert t["cold_over_naive"]["met"] is None and t["db_over_naive"]["met"] is None
 
 
-def test_the_default_run_covers_two_shapes():
+def test_a_cold_build_out_of_memory_is_counted_not_hidden():
+    failed = _row("cold", None, status="out_of_memory")
+    skipped = {k: _row(k, None, peak=None, status="skipped") for k in ("noop", "touch",
+                                                                        "append")}
+    t = _targets(cold=failed, **skipped)
+    assert t["cold_out_of_memory"]["value"] == 1 and t["cold_out_of_memory"]["met"] is False
+    assert t["cold_out_of_memory"]["builds"] == 2
+    for name in ("cold_over_floor", "append_over_cold", "touch_over_cold", "noop_over_cold"):
+        assert t[name]["met"] is None, name  # not measured, not met
+    builds = [_row("cold", 25.0, db=1000), _row("cold_again", 31.0, db=1020),
+              *(_row(f"cold_{n}", 30.0) for n in range(3, 10)),
+              _row("cold_10", None, peak=1100.0, status="out_of_memory")]
+    t = {x["name"]: x for x in targets(_by(), builds)}
+    assert (t["cold_out_of_memory"]["value"], t["cold_out_of_memory"]["builds"]) == (1, 10)
+    assert t["peak_rss_mb"]["row"] == "cold_10" and t["peak_rss_mb"]["met"] is False
+
+
+def test_the_last_cold_build_is_profiled(bench):
+    report, data, _, table = bench
+    for tree in report["trees"]:
+        prof = tree["profile"]
+        steps = [name for name, _, _ in prof["steps"]]
+        assert "inserting the messages of the results" in steps
+        assert any(st["sql"].startswith("INSERT INTO messages") for st in prof["statements"])
+        con = duckdb.connect(str(data / tree["name"] / "work" / "bench.duckdb"),
+                             read_only=True)
+        try:
+            used = con.execute("SELECT used_blocks * block_size FROM pragma_database_size()"
+                               ).fetchall()[0][0]
+        finally:
+            con.close()
+        assert prof["used_bytes"] == used
+        assert sum(b for _, b in prof["tables"]) + prof["other_bytes"] == used
+        assert {t for t, _ in prof["tables"]} >= {"messages", "results"}
+        assert f"profile of the last cold build ({tree['label']})" in table
+
+
+def test_the_default_run_covers_three_shapes():
     specs = parse_trees(DEFAULT_TREES, 2.5)
-    assert len({s.shape for s in specs}) == 2 and all(s.gb == 2.5 for s in specs)
+    assert {s.shape for s in specs} == {"long-tools", "many-short", "many-copies"}
+    assert all(s.gb == 2.5 for s in specs)
     with pytest.raises(click.BadParameter):
         parse_trees("square:1", 2.5)
     with pytest.raises(click.BadParameter):
         parse_trees("many-short", 2.5)
+    # a tree of its own size beside the others (the large tree of `make bench-large`)
+    large, small = parse_trees("many-copies:17:6.5,long-tools:11", 2.5)
+    assert (large.shape, large.seed, large.gb) == ("many-copies", 17, 6.5)
+    assert large.name == "many-copies-seed17-6.5gb" and small.gb == 2.5
+    for bad in ("many-copies:17:big", "many-copies:17:0", "many-copies:17:-1"):
+        with pytest.raises(click.BadParameter):
+            parse_trees(bad, 2.5)
+
+
+def test_every_cold_build_is_counted(bench):
+    report, data, _, table = bench
+    for tree in report["trees"]:
+        rows, builds = _rows(tree), tree["cold_builds"]
+        # the first and the last are the table's cold rows, the one between is extra
+        assert len(builds) == 3 and all(b["status"] == "ok" for b in builds)
+        for build, row in ((builds[0], rows["cold"]), (builds[-1], rows["cold_again"])):
+            assert (build["seconds"], build["peak_rss_mb"], build["db_bytes"]) == (
+                row["seconds"], row["peak_rss_mb"], row["db_bytes"])
+        assert builds[1]["cpu_seconds"] > 0.1 and builds[1]["db_bytes"] > 0
+        assert "files parsed" in builds[1]["note"]
+        assert size_spread(builds[1]["db_bytes"], builds[0]["db_bytes"]) <= 0.02
+        median = sorted(b["seconds"] for b in builds)[1]
+        assert (f"3 cold builds: 0 out of memory; median {median:.1f} s" in table)
+
+
+def test_a_cold_build_out_of_memory_is_a_row_not_a_crash(demo_tree, tmp_path):
+    """A real ingest that runs out of DuckDB's memory: the bench keeps its figures and what
+    the ingest said; any other failure of our ingest stops the bench."""
+    root, _ = demo_tree
+    spec = TreeSpec("default", 0, 0.1)
+    tree = Tree(spec, tmp_path, root, [], [], 0, 0)
+    tree.work.mkdir()
+    row = ingest_row(tree, Settings(jobs=1), "cold", "ours cold (--full)", "--full",
+                     "--memory-limit", "4MB")
+    assert row.status == "out_of_memory"
+    assert "ran out of memory while" in row.note and "--memory-limit" in row.note
+    assert row.seconds > 0 and row.cpu_seconds > 0 and row.peak_rss_mb > 0
+    assert row.db_bytes is None and not tree.db.exists()  # nothing published
+    with pytest.raises(BenchError, match="failed"):
+        ingest_row(tree, Settings(jobs=1), "cold", "ours cold (--full)", "--full",
+                   "--memory-limit", "lots")
 
 
 def test_targets_table_has_a_column_per_tree(bench):

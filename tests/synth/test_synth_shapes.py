@@ -149,3 +149,93 @@ def test_cli_writes_a_shaped_tree(tmp_path: Path, shape: str) -> None:
         assert messages["s"] <= messages["d"]
     result = runner.invoke(cli, ["synth", str(tmp_path / "x"), "--shape", "nope"])
     assert result.exit_code == 2 and "nope" in result.output
+
+
+@pytest.fixture(scope="module")
+def copies_tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, Path]:
+    """(root, truth, warehouse) of a demo-scale many-copies tree, ingested."""
+    from etl.pipeline.ingest import IngestOptions, run_ingest
+
+    root = tmp_path_factory.mktemp("copies") / "tree"
+    truth = generate(root, seed=5, damage=True, shape="many-copies")
+    db = root.parent / "warehouse.duckdb"
+    run_ingest(root, db, IngestOptions(jobs=1))
+    return root, truth, db
+
+
+def test_many_copies_writes_every_text_result_three_times_or_more(
+        copies_tree: tuple[Path, dict, Path]) -> None:
+    root, truth, _ = copies_tree
+    current_text = {r["run_id"] for r in truth["runs"] if not r["is_archived"]
+                    and r["benchmark"] in ("ehr_bench", "agent_ehr_bench")
+                    and r["model"] != "medgemma_27b_it"}
+    copies: dict[tuple[str, str, int], int] = {}
+    kinds: dict[str, set[str]] = {}
+    for f in truth["files"]:
+        if f["run_id"] in current_text and f["path"].endswith(".jsonl") and (
+                f["kind"].startswith("results_")):
+            kinds.setdefault(f["run_id"], set()).add(f["kind"])
+            for line in (root / f["path"]).read_bytes().splitlines():
+                try:
+                    rec = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue  # planted damage
+                if isinstance(rec, dict) and "qid" in rec:
+                    key = (f["run_id"], rec["qid"], rec.get("run_index") or 1)
+                    copies[key] = copies.get(key, 0) + 1
+    assert current_text and set(kinds) == current_text
+    for run_id, found in kinds.items():
+        assert {"results_merged", "results_top", "results_shard", "results_steal",
+                "results_steal_copy"} <= found, run_id
+    # fewer only where a planted damage took a copy's line
+    assert sum(n < 3 for n in copies.values()) <= len(truth["damage"])
+    assert sum(n >= 4 for n in copies.values()) > len(copies) / 10  # the stolen ones
+
+
+def test_many_copies_ingests_as_its_truth_says(copies_tree: tuple[Path, dict, Path]) -> None:
+    import duckdb
+
+    _, truth, db = copies_tree
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        n_results = dict(con.execute("SELECT run_id, n_results FROM runs").fetchall())
+        where = {(r[0], r[1], r[2]): (r[3], r[4]) for r in con.execute(
+            "SELECT r.run_id, r.qid, r.run_index, f.path, r.line_no FROM results r "
+            "JOIN files f USING (file_id)").fetchall()}
+        total = con.execute("SELECT sum(n_duplicates) FROM files").fetchall()[0][0]
+    finally:
+        con.close()
+    for run in truth["runs"]:
+        assert n_results[run["run_id"]] == run["n_results"], run["run_id"]
+    losers = 0
+    for dup in truth["duplicates"]:
+        key = (dup["run_id"], dup["qid"], dup["run_index"])
+        assert where[key] == (dup["winner"]["path"], dup["winner"]["line_no"]), key
+        losers += len(dup["copies"]) - 1
+    assert total == losers
+
+
+def test_many_copies_shares_each_questions_timeline_between_models(
+        copies_tree: tuple[Path, dict, Path]) -> None:
+    import duckdb
+
+    _, _, db = copies_tree
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT r.qid, r.model, r.question, m.content FROM results r JOIN messages m "
+            "USING (run_id, qid, run_index) WHERE r.mode = 'oneshot' AND r.split = 'full1800' "
+            "AND r.benchmark = 'ehr_bench' AND m.role = 'user' AND NOT r.run_id LIKE '\\_%' "
+            "ESCAPE '\\'").fetchall()
+    finally:
+        con.close()
+    by_qid: dict[str, set[str]] = {}
+    rows = [r for r in rows if r[1] in spec.TEXT_MODELS]  # not the external raw QA rows
+    for qid, _model, question, content in rows:
+        assert content.startswith(question) and len(content) > len(question)
+        timeline = question.split("## Patient timeline\n", 1)[1].split("\n## ", 1)[0]
+        assert question.count(timeline) == 3  # the timeline three times in the question
+        by_qid.setdefault(qid, set()).add(question)
+    models = {model for _, model, _, _ in rows}
+    assert models == set(spec.TEXT_MODELS)
+    assert all(len(questions) == 1 for questions in by_qid.values())
