@@ -50,3 +50,25 @@ class RecordingEmitter:
 
     def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None:
         self.stats.append((n_lines, sha256))
+
+
+class TableRecorder:
+    """An Emitter that keeps the rows by table (rows[table] in emission order), each reject,
+    and the last file stats."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[dict[str, Any]]] = {}
+        self.rejects: list[tuple[int | None, str, str, str | None]] = []
+        self.stats: dict[str, Any] = {}
+
+    def row(self, table: str, row: dict[str, Any]) -> None:
+        check_row(table, row)  # the real emitter's Arrow schema: a type error fails here
+        self.rows.setdefault(table, []).append(row)
+
+    def reject(self, line_no: int | None, severity: str, error: str,
+               excerpt: str | None = None) -> None:
+        check_reject(line_no, severity, error, excerpt)
+        self.rejects.append((line_no, severity, error, excerpt))
+
+    def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None:
+        self.stats = {"n_lines": n_lines, "sha256": sha256}

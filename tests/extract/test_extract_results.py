@@ -11,30 +11,10 @@ import pytest
 
 from etl.extract import EXTRACTORS, FileInfo, ParseOptions
 from etl.extract.results import extract_results
-from tests.recording import check_reject, check_row
+from tests.recording import TableRecorder
 
 RESULT_KINDS = ("results_merged", "results_top", "results_shard", "results_steal",
                 "results_steal_copy")
-
-
-class CollectingEmitter:
-    def __init__(self) -> None:
-        self.rows: dict[str, list[dict[str, Any]]] = {}
-        self.rejects: list[tuple[int | None, str, str, str | None]] = []
-        self.stats: dict[str, Any] = {}
-
-    def row(self, table: str, row: dict[str, Any]) -> None:
-        check_row(table, row)  # the real emitter's Arrow schema: a type error fails here
-        self.rows.setdefault(table, []).append(row)
-
-    def reject(self, line_no: int | None, severity: str, error: str,
-               excerpt: str | None = None) -> None:
-        check_reject(line_no, severity, error, excerpt)
-        self.rejects.append((line_no, severity, error, excerpt))
-
-    def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None:
-        self.stats = {"n_lines": n_lines, "sha256": sha256}
-
 
 def record(qid: str, run_index: int | None = 1, answer: list[str] | None = None) -> dict:
     rec: dict[str, Any] = {
@@ -91,7 +71,7 @@ def test_registered_for_every_result_kind() -> None:
 
 
 def test_damaged_file(damaged_file: Path) -> None:
-    emit = CollectingEmitter()
+    emit = TableRecorder()
     extract_results(file_info(damaged_file), emit)
     results = emit.rows["results"]
     by_qid = {r["qid"]: r for r in results}
@@ -136,7 +116,7 @@ def test_clean_file_has_no_rejects_and_scores(tmp_path: Path) -> None:
     path = tmp_path / "merged_unique.jsonl"
     recs = [record("a", answer=["a", "b"]), record("b", answer=["c"]), record("c", 3)]
     path.write_bytes(b"".join(dumps(r) + b"\n" for r in recs))
-    emit = CollectingEmitter()
+    emit = TableRecorder()
     extract_results(file_info(path), emit)
     assert emit.rejects == []
     assert [r["qid"] for r in emit.rows["results"]] == ["a", "b", "c"]
@@ -147,7 +127,7 @@ def test_clean_file_has_no_rejects_and_scores(tmp_path: Path) -> None:
 
 
 def test_missing_file_is_a_reject_not_a_crash(tmp_path: Path) -> None:
-    emit = CollectingEmitter()
+    emit = TableRecorder()
     extract_results(file_info(tmp_path / "gone.jsonl"), emit)
     assert emit.rows == {}
     [(line_no, severity, error, _)] = emit.rejects

@@ -6,35 +6,13 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Any
 
 from etl.extract import EXTRACTORS, FileInfo, load_all
 from etl.extract.runmeta import flatten
-from tests.recording import check_reject, check_row
+from tests.recording import TableRecorder
 
 
-class Recorder:
-    """An Emitter that keeps what it was given."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, list[dict[str, Any]]] = {}
-        self.rejects: list[tuple[int | None, str, str, str | None]] = []
-        self.stats: dict[str, Any] = {}
-
-    def row(self, table: str, row: dict[str, Any]) -> None:
-        check_row(table, row)  # the real emitter's Arrow schema: a type error fails here
-        self.rows.setdefault(table, []).append(row)
-
-    def reject(self, line_no: int | None, severity: str, error: str,
-               excerpt: str | None = None) -> None:
-        check_reject(line_no, severity, error, excerpt)
-        self.rejects.append((line_no, severity, error, excerpt))
-
-    def file_stats(self, n_lines: int | None = None, sha256: str | None = None) -> None:
-        self.stats = {"n_lines": n_lines, "sha256": sha256}
-
-
-def run(tmp_path: Path, rel: str, content: str | bytes, kind: str) -> Recorder:
+def run(tmp_path: Path, rel: str, content: str | bytes, kind: str) -> TableRecorder:
     path = tmp_path / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(content, str):
@@ -43,7 +21,7 @@ def run(tmp_path: Path, rel: str, content: str | bytes, kind: str) -> Recorder:
     info = FileInfo(file_id="f1", path=rel, abs_path=path, real_path=str(path), kind=kind,
                     run_id="mm_bench/agentic/full2703/kimi_k2_5", model="kimi_k2_5")
     load_all()
-    rec = Recorder()
+    rec = TableRecorder()
     EXTRACTORS[kind](info, rec)
     return rec
 
