@@ -47,9 +47,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import orjson
 
+from etl.connection import open_warehouse
 from etl.errors import EtlError
 from etl.extract import FileInfo
 from etl.pipeline.copies import RESULT_KINDS
@@ -598,7 +598,7 @@ def build_profile(tree: Tree, row: Row, profile_dir: Path) -> dict[str, Any]:
     load, each step of the load (wall and CPU seconds), every statement of it (DuckDB's
     profile), and the bytes of each table and column in the file."""
     summary = row.detail["summary"]
-    con = duckdb.connect(str(tree.db), read_only=True)
+    con = open_warehouse(tree.db, own_queries_only=True)
     try:
         columns = storage_bytes(con)
         used = con.execute("SELECT used_blocks * block_size FROM pragma_database_size()"
