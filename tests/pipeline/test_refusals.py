@@ -341,8 +341,15 @@ def test_interrupted_full_leaves_the_previous_database(demo_tree: tuple[Path, di
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     def fresh() -> int:
-        return sum(1 for p in cache_root_for(db).iterdir() if (p / "stats.json").exists()
-                   and (p / "stats.json").stat().st_mtime > stamp)
+        # A staging directory is renamed into place while this counts: one that moved
+        # between the listing and the stat is counted at its new name on the next look.
+        count = 0
+        for p in cache_root_for(db).iterdir():
+            try:
+                count += (p / "stats.json").stat().st_mtime > stamp
+            except (FileNotFoundError, NotADirectoryError):  # moved away, or no directory
+                pass
+        return count
 
     wait_for(lambda: proc.poll() is not None or fresh() >= 10,
              "10 files staged anew, or the ingest ended", every=0.01)
