@@ -105,6 +105,14 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
+def follow(page: object, locator: object) -> None:
+    """Click a link or button that loads another page and return once that page has loaded.
+    A click returns when the navigation commits, before the new document is parsed; reading
+    the page right after it raced the load (an empty list of marks, once, on a busy machine)."""
+    with page.expect_navigation(wait_until="load"):
+        locator.click()
+
+
 def wait_for_server(base: str, proc: subprocess.Popen) -> None:
     """Wait until the `etl serve` child process at base answers (or fail with its stderr)."""
 

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 
 from tests.explorer_tree import EIGHTH_MODEL, PLANTED, PLANTED_DEEP
-from tests.serving import CHROMIUM, running_server
+from tests.serving import CHROMIUM, follow, running_server
 from tests.serving import query_rows as _rows
 
 pytest.importorskip("starlette")
@@ -117,12 +117,13 @@ def test_heat_map_of_45_tasks_and_8_models_fits_the_window(wide: tuple, page: ob
     page.set_viewport_size(VIEWPORT)
     # a cell leads to that model's questions of that task, a model to all its questions
     cell = cells[0]
-    page.locator(f"#heatmap a[data-run='{cell['run_id']}'][data-task='{cell['task']}']").click()
+    follow(page, page.locator(
+        f"#heatmap a[data-run='{cell['run_id']}'][data-task='{cell['task']}']"))
     query = parse_qs(urlparse(page.url).query)
     assert urlparse(page.url).path == "/questions"
     assert query == {"run": [cell["run_id"]], "task": [cell["task"]]}
     page.go_back()
-    page.locator("#heatmap th.model a").first.click()
+    follow(page, page.locator("#heatmap th.model a").first)
     assert parse_qs(urlparse(page.url).query) == {"run": [runs[0]["run_id"]]}
 
 
@@ -168,7 +169,7 @@ def test_board_draws_its_chart_and_a_short_table(wide: tuple, page: object) -> N
     assert {"run_id", "benchmark", "low_coverage", "scorer", "ci_naive_low"} <= set(
         data["tables"]["board"][0])
     # a bar leads to the run's questions
-    chart.locator("a").nth(0).click()
+    follow(page, chart.locator("a").nth(0))
     assert parse_qs(urlparse(page.url).query) == {"run": [board[0]["run_id"]]}
 
 
@@ -225,7 +226,7 @@ def test_search_finds_a_phrase_planted_in_a_tool_result(wide: tuple, page: objec
     assert page.locator("#hits mark").inner_text() == PLANTED  # as written, not as typed
     link = hits.first.locator("a.hit-link")
     assert "tool result" in link.inner_text() and EIGHTH_MODEL in link.inner_text()
-    link.click()
+    follow(page, link)
     url = urlparse(page.url)
     assert url.path == "/trajectory" and url.fragment == f"m{near['msg_idx']}"
     assert parse_qs(url.query)["qid"] == [near["qid"]]
@@ -239,7 +240,7 @@ def test_search_finds_a_phrase_planted_in_a_tool_result(wide: tuple, page: objec
     deep = planted["deep"]
     page.goto(base + "/search?" + urlencode({"q": PLANTED_DEEP, "role": "tool"}))
     assert page.locator("#hits > li").count() == 1
-    page.locator("#hits a.hit-link").click()
+    follow(page, page.locator("#hits a.hit-link"))
     url = urlparse(page.url)
     assert url.path == "/message"
     query = parse_qs(url.query)
@@ -282,7 +283,7 @@ def test_diff_puts_two_trajectories_side_by_side(wide: tuple, page: object) -> N
     form = page.locator("#diff-form")
     form.locator("select[name=a]").select_option(a_run)
     form.locator("select[name=b]").select_option(b_run)
-    form.locator("button").click()
+    follow(page, form.locator("button"))
     page.wait_for_url("**/diff?*")
     _shot(page, "diff")
     names = _rows(db, "SELECT run_id, display_name FROM leaderboard_ranked "
@@ -328,9 +329,9 @@ def test_compare_summary_chart_and_filters_as_links(wide: tuple, page: object) -
     assert links.count() >= 5
     expected = sum(r["wins_b"] for r in groups)
     assert f"({expected})" in b_better.inner_text()
-    b_better.click()
+    follow(page, b_better)
     assert page.locator("#diff tbody tr").count() == expected
     assert set(page.locator("#diff tbody td:nth-child(5)").all_inner_texts()) <= {"b_better"}
     # each row leads to the two trajectories side by side
-    page.locator("#diff tbody tr").first.locator("a", has_text="side by side").click()
+    follow(page, page.locator("#diff tbody tr").first.locator("a", has_text="side by side"))
     assert urlparse(page.url).path == "/diff"

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.serving import CHROMIUM, running_server
+from tests.serving import CHROMIUM, follow, running_server
 from tests.serving import query_rows as _rows
 from tests.waiting import wait_for
 
@@ -75,7 +75,7 @@ def test_click_from_leaderboard_to_trajectory(browser: object, demo_db: Path) ->
         assert cell.inner_text() == f"{run['score'] * 100:.0f}"
         assert f"{run['score']:.3f} over" in cell.get_attribute("title")
         _shot(page, "3-heatmap")
-        cell.click()
+        follow(page, cell)
         questions = _rows(demo_db, "SELECT qid FROM results WHERE run_id = ? AND task = ? "
                                    "GROUP BY qid ORDER BY qid", [run["run_id"], run["task"]])
         rows = page.locator("#questions tbody tr")
@@ -83,7 +83,7 @@ def test_click_from_leaderboard_to_trajectory(browser: object, demo_db: Path) ->
         _shot(page, "4-questions")
         first = rows.first.locator("td").first.inner_text()
         assert first == questions[0]["qid"]
-        rows.first.locator("td").first.locator("a").click()
+        follow(page, rows.first.locator("td").first.locator("a"))
         # The question page: the gold and every model's answer.
         gold = _rows(demo_db, "SELECT gold FROM results WHERE qid = ? AND run_id = ?",
                      [first, run["run_id"]])[0]["gold"]
@@ -94,7 +94,7 @@ def test_click_from_leaderboard_to_trajectory(browser: object, demo_db: Path) ->
         assert page.locator("#answers tbody tr").count() == len(answers)
         _shot(page, "5-question")
         link = page.locator("#answers tbody tr", has_text=run["display_name"]).first
-        link.locator("a[href^='/trajectory']").first.click()
+        follow(page, link.locator("a[href^='/trajectory']").first)
         # The trajectory: every message, every tool call, the answer against the gold.
         result = _rows(demo_db, "SELECT prediction, gold, run_index FROM results WHERE "
                                 "run_id = ? AND qid = ? ORDER BY run_index LIMIT 1",
