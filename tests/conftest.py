@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -194,3 +195,34 @@ def inspect_db(inspect_tree: tuple[Path, dict[str, Path]],
     before = file_signature(db)
     yield db
     unchanged(f"Inspect warehouse {db}", before, file_signature(db))
+
+
+# -- every test leaves Ctrl-C as it found it --------------------------------------------------
+def _ctrl_c_state() -> tuple[object, bool, bool]:
+    """SIGINT's handler in Python, and whether the kernel has it ignored by this process or
+    blocked by this thread (read from /proc: a library's C code can change either without
+    Python knowing). What is ignored or blocked is inherited by every child a later test
+    starts, and such a child never sees the Ctrl-C a test sends it (an `etl ingest --watch`
+    then waits forever)."""
+    bit = 1 << (signal.SIGINT - 1)
+    fields = {}
+    for line in Path("/proc/thread-self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return (signal.getsignal(signal.SIGINT), bool(int(fields["SigIgn"], 16) & bit),
+            bool(int(fields["SigBlk"], 16) & bit))
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_left_as_found() -> Iterator[None]:
+    before = _ctrl_c_state()
+    yield
+    after = _ctrl_c_state()
+    if after != before:
+        # the next tests start as this one did
+        signal.signal(signal.SIGINT, before[0] if before[0] is not None
+                      else signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_BLOCK if before[2] else signal.SIG_UNBLOCK,
+                               [signal.SIGINT])
+        pytest.fail(f"this test left SIGINT (handler, ignored, blocked) = {after}, it found "
+                    f"it {before}: the children of later tests would inherit it")

@@ -41,6 +41,7 @@ from tests.budgets import examples
 from tests.conftest import run_etl
 from tests.pipeline.one_run import INTERRUPTED_MESSAGE, RUN, one_run_tree, write_results
 from tests.small_tree import assert_same_warehouse
+from tests.terminal import as_from_a_terminal
 from tests.waiting import wait_for
 
 
@@ -284,7 +285,8 @@ def test_full_that_fails_keeps_the_cache_and_the_history(tmp_path: Path,
 def _interrupt_after(args: list[str], cache: Path, n_done: int) -> subprocess.CompletedProcess:
     """Run `etl ingest ARGS` in its own process group and send it SIGINT (as Ctrl-C in a
     terminal does, to the whole group) once n_done files are staged in cache."""
-    proc = subprocess.Popen([sys.executable, "-m", "etl", "ingest", *args], text=True,
+    proc = subprocess.Popen(as_from_a_terminal([sys.executable, "-m", "etl", "ingest", *args]),
+                            text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     wait_for(lambda: proc.poll() is not None or (cache.exists() and _n_staged(cache) >= n_done),
@@ -336,8 +338,9 @@ def test_interrupted_full_leaves_the_previous_database(demo_tree: tuple[Path, di
     history = read_index(cache_root_for(db))["ingests"]
     # --full re-stages into the directories the cache already has: wait for fresh ones.
     stamp = time.time()
-    proc = subprocess.Popen([sys.executable, "-m", "etl", "ingest", str(root), "--db",
-                             str(db), "-q", "-j", "1", "--full"], text=True,
+    proc = subprocess.Popen(as_from_a_terminal([sys.executable, "-m", "etl", "ingest",
+                                                str(root), "--db", str(db), "-q", "-j", "1",
+                                                "--full"]), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     def fresh() -> int:

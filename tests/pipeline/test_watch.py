@@ -17,6 +17,7 @@ from etl.pipeline.ingest import IngestOptions
 from etl.pipeline.watch import WatchOptions, watch
 from tests.small_tree import ONESHOT, assert_same_warehouse, record
 from tests.small_tree import ingest as full_ingest
+from tests.terminal import as_from_a_terminal
 
 LIVE = f"{ONESHOT}/results.jsonl"
 
@@ -80,9 +81,9 @@ def test_watch_stops_after_max_ingests(tree: Path, tmp_path: Path) -> None:
 
 
 def _start_watch(tree: Path, db: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
+    return subprocess.Popen(as_from_a_terminal(
         [sys.executable, "-m", "etl.cli", "ingest", str(tree), "--db", str(db), "--jobs", "1",
-         "--watch", "--poll", "0.1", "--settle", "0.2", *extra],
+         "--watch", "--poll", "0.1", "--settle", "0.2", *extra]),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

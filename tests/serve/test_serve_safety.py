@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from tests.budgets import examples
 from tests.conftest import run_etl
 from tests.serving import get, post_sql, running_server
+from tests.terminal import as_from_a_terminal
 from tests.waiting import SAFETY_SECONDS, wait_for
 
 pytest.importorskip("starlette")
@@ -386,8 +387,9 @@ def test_ctrl_c_stops_the_server_at_once_during_a_runaway_query(demo_db: Path) -
     from tests.serving import free_port, wait_for_server
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "etl.cli", "serve", "--db", str(demo_db),
-                             "--port", str(port), "--sql-timeout", "3600"],
+    proc = subprocess.Popen(as_from_a_terminal(
+        [sys.executable, "-m", "etl.cli", "serve", "--db", str(demo_db), "--port", str(port),
+         "--sql-timeout", "3600"]),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
