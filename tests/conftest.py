@@ -226,3 +226,34 @@ def _ctrl_c_left_as_found() -> Iterator[None]:
                                [signal.SIGINT])
         pytest.fail(f"this test left SIGINT (handler, ignored, blocked) = {after}, it found "
                     f"it {before}: the children of later tests would inherit it")
+
+
+# -- the longest files first ------------------------------------------------------------------
+# `make test` hands whole files to its workers (--dist loadfile) in the order they were
+# collected, and each worker asks for the next file when it is done: a long file collected
+# last keeps one worker busy while the other has nothing left. These files took 30 s or more
+# of a worker (measured with the suite's timing plugin, docs/DEVELOPMENT.md); they start
+# first, longest first, and the short files fill in around them. A file missing from the
+# list only runs in its usual place.
+LONGEST_FILES = (
+    "tests/export/test_export_engines.py",
+    "tests/project/test_bench.py",
+    "tests/pipeline/test_load_memory.py",
+    "tests/pipeline/test_cache_safety.py",
+    "tests/pipeline/test_concurrency.py",
+    "tests/serve/test_crawl.py",
+    "tests/pipeline/test_refusals.py",
+    "tests/pipeline/test_publish.py",
+    "tests/redact/test_redact_leaks.py",
+    "tests/redact/test_redact.py",
+    "tests/pipeline/test_stage.py",
+    "tests/pipeline/test_load_property.py",
+    "tests/project/test_readme_commands.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(LONGEST_FILES)}
+    position = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (rank.get(item.nodeid.split("::", 1)[0], len(rank)),
+                                 position[id(item)]))
