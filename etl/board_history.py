@@ -47,12 +47,14 @@ def record_leaderboard_history(con: duckdb.DuckDBPyConnection, previous_db: Path
     params: dict[str, object] = {"ingest_id": ingest_id, "ingest_seq": (last or 0) + 1}
     boards = _boards_to_recompute(con) if previous_db is None and last is not None else None
     if boards is None:
-        con.execute(load_sql("board_history_append.sql"), params)
+        con.execute(load_sql("board_history_append.sql"),
+                    {**params, "every_board": True, "benchmark": None, "mode": None})
     else:
         con.execute(load_sql("board_history_keep.sql"), params)
         for benchmark, mode in boards:
-            con.execute(load_sql("board_history_append_board.sql"),
-                        {**params, "benchmark": benchmark, "mode": mode})
+            con.execute(load_sql("board_history_append.sql"),
+                        {**params, "every_board": False, "benchmark": benchmark,
+                         "mode": mode})
         con.execute("DROP TABLE history_boards")
     con.execute("DELETE FROM leaderboard_history WHERE ingest_seq <= "
                 "(SELECT max(ingest_seq) FROM leaderboard_history) - ?", [KEEP_INGESTS])
