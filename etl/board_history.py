@@ -33,15 +33,51 @@ def record_leaderboard_history(con: duckdb.DuckDBPyConnection, previous_db: Path
     """Fill leaderboard_history of the new database `con` (after its views exist): the
     rows of previous_db's history when given (replacing any the table holds), then the
     boards of the view leaderboard as ingest `ingest_id`. Returns a warning when the
-    previous file's history cannot be read (the history then starts again here)."""
+    previous file's history cannot be read (the history then starts again here).
+
+    An update of the published database (previous_db None, the load's temp tables present)
+    computes only the boards whose inputs changed (_boards_to_recompute) and keeps the last
+    ingest's rows of the others: those equal what the view gives now, and the view costs
+    per board (half the step's time on one board of a bench tree)."""
     problem = None
     if previous_db is not None:
         con.execute("DELETE FROM leaderboard_history")
         problem = _copy_previous(con, previous_db)
-    con.execute(load_sql("board_history_append.sql"), {"ingest_id": ingest_id})
+    last = con.execute("SELECT max(ingest_seq) FROM leaderboard_history").fetchall()[0][0]
+    params: dict[str, object] = {"ingest_id": ingest_id, "ingest_seq": (last or 0) + 1}
+    boards = _boards_to_recompute(con) if previous_db is None and last is not None else None
+    if boards is None:
+        con.execute(load_sql("board_history_append.sql"),
+                    {**params, "every_board": True, "benchmark": None, "mode": None})
+    else:
+        con.execute(load_sql("board_history_keep.sql"), params)
+        for benchmark, mode in boards:
+            con.execute(load_sql("board_history_append.sql"),
+                        {**params, "every_board": False, "benchmark": benchmark,
+                         "mode": mode})
+        con.execute("DROP TABLE history_boards")
     con.execute("DELETE FROM leaderboard_history WHERE ingest_seq <= "
                 "(SELECT max(ingest_seq) FROM leaderboard_history) - ?", [KEEP_INGESTS])
     return problem
+
+
+def _boards_to_recompute(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]] | None:
+    """The boards (benchmark, mode) an update recomputes (sql/load/board_history_boards.sql,
+    also left in the temp table history_boards), or None when every board must be: the
+    load's record of what the published database held is missing (the step runs on its
+    own), the last ingest of the history is not the one that published the database, or
+    the table scorers changed (it is read by every board)."""
+    present = {row[0] for row in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE temporary AND table_name IN "
+        "('load_runs', 'loaded_runs', 'loaded_scorers', 'published_ingest')").fetchall()}
+    if len(present) < 4:
+        return None
+    same_source = con.execute(load_sql("board_history_same_source.sql")).fetchall()[0][0]
+    if not same_source:
+        return None
+    con.execute("CREATE OR REPLACE TEMP TABLE history_boards AS "
+                + load_sql("board_history_boards.sql"))
+    return [(b, m) for b, m in con.execute("SELECT * FROM history_boards").fetchall()]
 
 
 def _copy_previous(con: duckdb.DuckDBPyConnection, previous_db: Path) -> str | None:

@@ -66,6 +66,8 @@ def build_comparisons(con: duckdb.DuckDBPyConnection, seed: int = SEED,
     params: dict[str, object] = {"seed": seed, "resamples": resamples,
                                  "pairs_per_batch": pairs_per_batch}
     runs_to_recompute(con)
+    params["paired_runs"] = [row[0] for row in con.execute(
+        load_sql("comparison_runs.sql")).fetchall()]
     con.execute("DELETE FROM paired_comparisons WHERE run_a IN (SELECT run_id FROM load_runs) "
                 "OR run_b IN (SELECT run_id FROM load_runs)")
     _run(con, "comparison_inputs.sql", params)

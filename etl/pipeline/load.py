@@ -335,9 +335,15 @@ def _scope_tables(con: duckdb.DuckDBPyConnection, disc: Discovery, plan: LoadPla
     _temp_table(con, "load_runs", pa.table({"run_id": pa.array(sorted(plan.runs), pa.string())}))
     _temp_table(con, "dropped_files",
                 pa.table({"file_id": pa.array(sorted(plan.dropped), pa.string())}))
-    # What the published database held, before the catalog tables are rewritten.
+    # What the published database held, before the catalog tables are rewritten: its files,
+    # its runs, its scorers and the ingest that published it (etl/board_history.py keeps the
+    # boards whose inputs did not change).
     con.execute("CREATE OR REPLACE TEMP TABLE loaded_files AS "
                 "SELECT file_id, run_id, kind, n_duplicates FROM files")
+    con.execute("CREATE OR REPLACE TEMP TABLE loaded_runs AS SELECT * FROM runs")
+    con.execute("CREATE OR REPLACE TEMP TABLE loaded_scorers AS SELECT * FROM scorers")
+    con.execute("CREATE OR REPLACE TEMP TABLE published_ingest AS "
+                "SELECT ingest_id FROM ingests ORDER BY started_at DESC LIMIT 1")
 
 
 def _temp_table(con: duckdb.DuckDBPyConnection, name: str, data: pa.Table) -> None:

@@ -1,5 +1,5 @@
 -- Inputs of the paired comparisons (etl/comparison.py), as temp tables: the per-question
--- scores once (the view is costly) of the benchmarks with a run the load re-ranked
+-- scores once (the view is costly) of the runs that can pair with a run the load re-ranked
 -- (load_runs), and the pairs that have such a run, each in a batch of at most
 -- $pairs_per_batch pairs of one benchmark (comparison_pair_questions.sql and the later
 -- steps run one batch at a time, so their memory does not grow with the number of pairs).
@@ -17,8 +17,8 @@ SELECT s.run_id, s.benchmark, s.mode, s.model, s.qid, s.task, s.task_group, s.sc
 FROM leaderboard_question_scores AS s
 -- the question's patient (view question_clusters), for the clustered standard error
 LEFT JOIN question_clusters AS c ON c.run_id = s.run_id AND c.qid = s.qid
-WHERE s.benchmark IN (SELECT benchmark FROM runs
-                      WHERE run_id IN (SELECT run_id FROM load_runs));
+-- $paired_runs: the runs that can pair with a re-ranked one (comparison_runs.sql)
+WHERE list_contains($paired_runs, s.run_id);
 
 CREATE OR REPLACE TEMP TABLE cmp_pairs AS
 WITH runs AS (SELECT DISTINCT run_id, benchmark, mode, model FROM cmp_question_scores),
