@@ -435,10 +435,22 @@ def _terminated(sql: str, dialect: str) -> str:
     return sql + ("\n" if dialect in NO_TERMINATOR_DIALECTS else ";\n")
 
 
+def _plain_ctes(statement: exp.Expression) -> exp.Expression:
+    """The statement without DuckDB's `AS MATERIALIZED` on its CTEs: a planning hint (compute
+    the CTE once) that Spark and Trino do not have and sqlglot writes as it is; the CTE's
+    rows are the same without it."""
+    plain = statement.copy()
+    for cte in plain.find_all(exp.CTE):
+        cte.set("materialized", None)
+    return plain
+
+
 def transpile_view(source: ViewSource, dialect: str) -> str:
     """The view's CREATE statement in `dialect`; raises SqlglotError when sqlglot knows the
     result would not mean the same thing there."""
-    sql = source.statement.sql(dialect=dialect, pretty=True, unsupported_level=ErrorLevel.RAISE)
+    statement = source.statement if dialect == SOURCE_DIALECT else _plain_ctes(
+        source.statement)
+    sql = statement.sql(dialect=dialect, pretty=True, unsupported_level=ErrorLevel.RAISE)
     how = (f"transpiled by sqlglot {sqlglot.__version__} from {source.origin} (DuckDB)"
            if dialect != SOURCE_DIALECT else f"from {source.origin}")
     return _sql_header(source, dialect, how) + _terminated(sql, dialect)
