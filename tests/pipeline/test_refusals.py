@@ -286,8 +286,7 @@ def _interrupt_after(args: list[str], cache: Path, n_done: int) -> subprocess.Co
     """Run `etl ingest ARGS` in its own process group and send it SIGINT (as Ctrl-C in a
     terminal does, to the whole group) once n_done files are staged in cache."""
     proc = subprocess.Popen(as_from_a_terminal([sys.executable, "-m", "etl", "ingest", *args]),
-                            text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     wait_for(lambda: proc.poll() is not None or (cache.exists() and _n_staged(cache) >= n_done),
              f"{n_done} files staged, or the ingest ended", every=0.01)

@@ -390,7 +390,7 @@ def test_ctrl_c_stops_the_server_at_once_during_a_runaway_query(demo_db: Path) -
     proc = subprocess.Popen(as_from_a_terminal(
         [sys.executable, "-m", "etl.cli", "serve", "--db", str(demo_db), "--port", str(port),
          "--sql-timeout", "3600"]),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for_server(base, proc)
